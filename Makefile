@@ -1,0 +1,23 @@
+# The two README commands: `make demo` and `make test`. Each installs what it needs first (idempotent).
+PY := .venv/bin/python
+CLAWREC := .venv/bin/clawrec
+
+.PHONY: setup openclaw demo test bench clean
+
+setup:
+	@bash scripts/setup.sh base
+
+openclaw:
+	@bash scripts/setup.sh openclaw
+
+demo: setup
+	@bash scripts/demo.sh
+
+test: setup openclaw
+	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: setup openclaw
+	@$(PY) -m bench
+
+clean:
+	rm -rf .venv .tools runs

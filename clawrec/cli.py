@@ -1,0 +1,80 @@
+"""The `clawrec` command. Each subcommand lives in its own module under clawrec/commands/ and is
+imported only when invoked, so `clawrec --help` stays fast and one broken feature cannot break the rest."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from clawrec import __version__
+from clawrec.errors import ClawrecError
+
+# name -> (module under clawrec.commands, attribute, one-line help). Help is repeated here so that
+# `clawrec --help` lists every command without importing it.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "validate": ("validate", "validate", "Check task specs; one line FILE:LINE: field: message per problem."),
+    "import-clawbench": ("import_clawbench", "import_clawbench", "Convert ClawBench task.json files into v1 specs."),
+    "sites": ("sites", "sites", "Serve the local live-like websites."),
+    "intercept": ("intercept", "intercept", "Attach to a running browser and block a spec's terminal requests."),
+    "run": ("run", "run", "Run one task with an agent in an instrumented browser."),
+    "judge": ("judge", "judge", "Judge a run (payload and/or LLM judge) against its reference."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._available())
+
+    def _available(self) -> dict[str, tuple[str, str, str]]:
+        found = {}
+        for name, (mod, attr, short) in COMMANDS.items():
+            if importlib.util.find_spec(f"clawrec.commands.{mod}") is not None:
+                found[name] = (mod, attr, short)
+        return found
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = self._available().get(name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f"clawrec.commands.{entry[0]}")
+        return getattr(module, entry[1])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, short) for name, (_m, _a, short) in sorted(self._available().items())]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="clawrec")
+def cli() -> None:
+    """clawrec: run browser agents on real sites; block only the final submission; record and judge."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: expected failures become one line `clawrec: …` and an exit code, never a traceback."""
+    try:
+        rv = cli.main(args=argv, prog_name="clawrec", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("clawrec: aborted", err=True)
+        return 130
+    except click.exceptions.ClickException as exc:
+        click.echo(f"clawrec: {exc.format_message()}", err=True)
+        return 2
+    except ClawrecError as exc:
+        click.echo(f"clawrec: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as exc:  # click's --help / --version
+        return int(exc.code or 0)
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Evaluator: run-directory reader, payload judge, LLM judge, verdict schema."""

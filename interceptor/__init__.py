@@ -1,0 +1,1 @@
+"""Interceptor: CDP client, target attachment, spec matching, blocking, HTTP layer, HAR; spec loading/checking."""

@@ -1,0 +1,1 @@
+"""Recorder: display, browser launch, video, screenshots, action channel, agent messages, run directory."""

