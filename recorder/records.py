@@ -1,0 +1,113 @@
+"""The run directory's shapes in one place: file names, the record format version, the run clock, a JSONL writer.
+
+Pure data + tiny I/O helpers (no browser), so interceptor, recorder and evaluator all import it. Every writer adds
+`t` through RunClock so all five layers share one clock (seconds since t0).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RUN_FORMAT_VERSION = 1
+
+MANIFEST = "manifest.json"
+VIDEO = "video.mp4"
+SCREENSHOTS_DIR = "screenshots"
+SCREENSHOTS_INDEX = "screenshots/screenshots.jsonl"
+HTTP = "http.jsonl"
+HAR = "http.har"
+INTERCEPTIONS = "interceptions.jsonl"
+AGENT = "agent.jsonl"
+ACTIONS = "actions.jsonl"
+VERDICT = "verdict.json"
+REPORT = "report.html"
+
+STATUSES = ("ok", "intercepted", "timeout", "agent_error", "crashed")
+
+
+@dataclass
+class RunClock:
+    """One clock per run: t0 is wall-clock epoch seconds, `now()` is seconds since t0 (monotonic-backed)."""
+
+    t0: float = field(default_factory=time.time)
+    _mono0: float = field(default_factory=time.monotonic)
+
+    def now(self) -> float:
+        return round(time.monotonic() - self._mono0, 6)
+
+    def from_epoch(self, epoch_s: float) -> float:
+        """A wall-clock timestamp (seconds) on the run clock (page Date.now()/1000, CDP wallTime)."""
+        return round(epoch_s - self.t0, 6)
+
+    def from_epoch_ms(self, epoch_ms: float) -> float:
+        return self.from_epoch(epoch_ms / 1000.0)
+
+
+class JsonlWriter:
+    """Append-only JSONL, one line per record, flushed at once (a crash loses at most the line being written).
+
+    Thread-safe so that a CDP loop and a channel server may share it. `t` is added from the clock when absent.
+    """
+
+    def __init__(self, path: str | Path, clock: RunClock | None = None, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.clock = clock
+        self.fsync = fsync
+        self.count = 0
+        self._lock = threading.Lock()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> dict[str, Any]:
+        if self.clock is not None and "t" not in record:
+            record = {"t": self.clock.now(), **record}
+        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":"))
+        with self._lock:
+            if self._fh.closed:
+                raise ValueError(f"{self.path} is closed")
+            self._fh.write(line + "\n")
+            self._fh.flush()
+            if self.fsync:
+                os.fsync(self._fh.fileno())
+            self.count += 1
+        return record
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+    def __enter__(self) -> "JsonlWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """Records of a JSONL file and the 1-based numbers of lines that did not parse (a crash may cut the last)."""
+    records: list[dict[str, Any]] = []
+    bad: list[int] = []
+    p = Path(path)
+    if not p.exists():
+        return records, bad
+    with open(p, encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                bad.append(n)
+                continue
+            if isinstance(obj, dict):
+                records.append(obj)
+            else:
+                bad.append(n)
+    return records, bad
