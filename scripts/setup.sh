@@ -34,7 +34,8 @@ venv() {
   # Reinstall only when pyproject.toml changed since the last install.
   if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
     log "installing clawrec (editable, dev extras) into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+    .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]' \
+      2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
     touch .venv/.installed
   fi
 }
