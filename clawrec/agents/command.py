@@ -1,0 +1,124 @@
+"""`command`: any program is an agent. It gets the browser and the task through its environment.
+
+Why a subprocess and not an import: the program may be written in anything (a Playwright script, a Node agent, a
+shell loop); the contract is four environment variables (DESIGN.md "Agents"). The program runs in its own process
+group so that stopping the run kills it and everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import os
+import shlex
+import signal
+import subprocess
+from pathlib import Path
+
+from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+
+STDOUT_LOG = "agent.stdout.log"
+STDERR_LOG = "agent.stderr.log"
+TASK_FILE = "task.json"
+EXTERNAL_LOG = "agent.external.jsonl"
+
+
+def _new_group_dying_with_parent() -> None:
+    """preexec_fn: own process group, SIGKILL when clawrec dies (never an orphan driving the browser)."""
+    os.setpgrp()
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def write_task_file(ctx: AgentContext) -> Path:
+    """CLAWREC_TASK: the task as JSON (instruction, start_url, user, files as absolute paths, limits)."""
+    path = Path(ctx.options.get("task_file") or ctx.run_dir / TASK_FILE)
+    path.write_text(json.dumps(ctx.task.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def agent_env(ctx: AgentContext, task_file: Path, log_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "CLAWREC_CDP_URL": ctx.cdp_url,
+        "CLAWREC_TASK": str(task_file),
+        "CLAWREC_RUN_DIR": str(ctx.run_dir),
+        "CLAWREC_AGENT_LOG": str(log_path),
+    })
+    if ctx.model:
+        env["CLAWREC_MODEL"] = ctx.model
+    return env
+
+
+def kill_group(proc: subprocess.Popen, grace: float = 0.5) -> None:
+    """SIGTERM the program's process group, SIGKILL what is left after `grace` seconds."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=wait)
+            # The leader is gone; children in its group may remain: one more SIGKILL to the group.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+class CommandAgent:
+    """Runs `--agent-cmd` (a shell command line) until it exits or the run stops."""
+
+    name = "command"
+
+    def check(self, ctx: AgentContext) -> None:
+        cmd = ctx.options.get("agent_cmd")
+        if not cmd or not str(cmd).strip():
+            raise AgentSetupError("agent 'command' needs --agent-cmd \"PROGRAM ARGS\"")
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as exc:
+            raise AgentSetupError(f"--agent-cmd: {exc}") from None
+        if not argv:
+            raise AgentSetupError("agent 'command' needs --agent-cmd \"PROGRAM ARGS\"")
+
+    async def run(self, ctx: AgentContext) -> AgentResult:
+        self.check(ctx)
+        cmd = str(ctx.options["agent_cmd"])
+        task_file = write_task_file(ctx)
+        log_path = Path(ctx.options.get("agent_log_path") or ctx.run_dir / EXTERNAL_LOG)
+        log_path.touch()
+        ctx.log("system", f"command agent: {cmd}", tool="command")
+        with open(ctx.run_dir / STDOUT_LOG, "ab") as out, open(ctx.run_dir / STDERR_LOG, "ab") as err:
+            try:
+                proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                        env=agent_env(ctx, task_file, log_path), cwd=ctx.run_dir,
+                                        preexec_fn=_new_group_dying_with_parent)
+            except OSError as exc:
+                return AgentResult(status="error", message=f"cannot start --agent-cmd: {exc}")
+        try:
+            code = await asyncio.to_thread(proc.wait)
+        except asyncio.CancelledError:
+            await asyncio.to_thread(kill_group, proc)
+            raise
+        finally:
+            if proc.poll() is None:
+                await asyncio.to_thread(kill_group, proc)
+        if code == 0:
+            return AgentResult(status="ok", message="command exited 0")
+        if code < 0:
+            return AgentResult(status="error", message=f"command killed by signal {-code}")
+        tail = _tail(ctx.run_dir / STDERR_LOG)
+        return AgentResult(status="error", message=f"command exited {code}" + (f": {tail}" if tail else ""))
+
+
+def _tail(path: Path, limit: int = 200) -> str:
+    """The last non-empty stderr line, for a one-line reason in the manifest."""
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:limit] if lines else ""

@@ -1,0 +1,83 @@
+"""A one-page loopback site for agent tests that do not need the demo sites: a signup form whose submit button
+sends a JSON POST to /api/signup. The server's own request log is the truth of what left the browser."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PAGE = """<!doctype html><html><head><title>Tiny signup</title></head><body>
+<h1>Newsletter signup</h1>
+<form id="f" onsubmit="return false">
+  <label for="name">Full name</label> <input id="name" name="name">
+  <label for="email">Email</label> <input id="email" name="email" type="email">
+  <label for="plan">Plan</label>
+  <select id="plan" name="plan"><option value="free">Free</option><option value="pro">Pro</option></select>
+  <button id="go" type="button">Sign up</button>
+</form>
+<p id="status"></p>
+<div style="height:2000px"></div>
+<script>
+document.getElementById('go').addEventListener('click', async () => {
+  const body = {name: document.getElementById('name').value, email: document.getElementById('email').value,
+                plan: document.getElementById('plan').value};
+  document.getElementById('status').textContent = 'sending';
+  try {
+    const r = await fetch('/api/signup', {method: 'POST', headers: {'content-type': 'application/json'},
+                                          body: JSON.stringify(body)});
+    document.getElementById('status').textContent = 'done ' + r.status;
+  } catch (e) { document.getElementById('status').textContent = 'failed'; }
+});
+</script></body></html>"""
+
+
+class TinySite:
+    """Serve PAGE at / on 127.0.0.1:0; `log` holds (method, path, body) of every request received."""
+
+    def __init__(self) -> None:
+        self.log: list[dict] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _record(self) -> bytes:
+                n = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(n) if n else b""
+                site.log.append({"method": self.command, "path": self.path, "body": body.decode(errors="replace")})
+                return body
+
+            def do_GET(self) -> None:
+                self._record()
+                data = PAGE.encode() if self.path.split("?")[0] == "/" else b"not found"
+                self.send_response(200 if self.path.split("?")[0] == "/" else 404)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                self._record()
+                data = json.dumps({"ok": True}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def posts(self, path: str) -> list[dict]:
+        return [r for r in self.log if r["method"] == "POST" and r["path"] == path]
+
+    def __enter__(self) -> "TinySite":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
