@@ -1,0 +1,251 @@
+"""The deterministic payload judge: no model, same input → same verdict.
+
+It takes the agent's first caught terminal request (the one that would have had the side effect on the live site)
+and checks, field by field with normalization: the endpoint (same rule, method and URL path as the reference), the
+rule's `fields` against the reference payload (minus volatile ones, minus free text unless `expect` names it), and
+every `expect` value. Each condition points at the interceptions.jsonl line it was read from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from interceptor.spec import Rule, Spec
+from recorder import records as R
+from evaluator import volatile
+from evaluator.normalize import same
+from evaluator.rundir import Interception, RunDir
+from evaluator.verdict import Condition, Evidence, Verdict
+
+_MISSING = object()
+FREE_TEXT_WORDS = 7  # a string with this many words or more is free text (compared only when `expect` names it)
+
+
+def get_path(payload: Any, path: str) -> Any:
+    """The value at a dotted path ("passengers.0.email") or _MISSING; a list body (batched GraphQL) is searched."""
+    if isinstance(payload, str):
+        try:
+            payload = json.loads(payload)
+        except ValueError:
+            return _MISSING
+    if isinstance(payload, list) and path.split(".", 1)[0] not in {str(i) for i in range(len(payload))}:
+        for element in payload:
+            v = get_path(element, path)
+            if v is not _MISSING:
+                return v
+        return _MISSING
+    cur = payload
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        else:
+            return _MISSING
+    return cur
+
+
+def catch_value(catch: Interception, path: str) -> Any:
+    """A field of a caught request: from the decoded body, else from the query string (GET rules)."""
+    v = get_path(catch.body, path)
+    if v is _MISSING and isinstance(catch.query, dict):
+        v = get_path(catch.query, path)
+    return v
+
+
+def leaf_paths(payload: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of every scalar in a payload (used when there is no spec to name the fields)."""
+    if isinstance(payload, dict):
+        out: list[str] = []
+        for k, v in payload.items():
+            out += leaf_paths(v, f"{prefix}{k}.") if isinstance(v, (dict, list)) and v else [f"{prefix}{k}"]
+        return out
+    if isinstance(payload, list):
+        out = []
+        for i, v in enumerate(payload):
+            out += leaf_paths(v, f"{prefix}{i}.") if isinstance(v, (dict, list)) and v else [f"{prefix}{i}"]
+        return out
+    return [prefix.rstrip(".")] if prefix else []
+
+
+def _is_free_text(v: Any) -> bool:
+    return isinstance(v, str) and len(v.split()) >= FREE_TEXT_WORDS
+
+
+def _path_shape(url: str) -> tuple[str, str, list[str]]:
+    """scheme+host, method-free path with generated-id segments wildcarded (…/carts/<id>/checkout)."""
+    parts = urlsplit(url)
+    segs = [("*" if volatile.value_reason(s) or re.fullmatch(r"\d{6,}", s) else s)
+            for s in parts.path.split("/")]
+    return f"{parts.scheme}://{parts.netloc}", parts.path, segs
+
+
+def _show(v: Any) -> str:
+    s = json.dumps(v, ensure_ascii=False, default=str) if v is not _MISSING else "(missing)"
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def find_rule(spec: Spec | None, catch: Interception) -> Rule | None:
+    if spec is None:
+        return None
+    for rule in spec.intercept:
+        if catch.rule in (rule.index, rule.name, str(rule.index)):
+            return rule
+    return spec.intercept[0] if len(spec.intercept) == 1 else None
+
+
+class PayloadJudge:
+    """One judgement: agent run vs (optional) reference run vs (optional) spec. Call `.judge()` once."""
+
+    def __init__(self, run: RunDir, spec: Spec | None = None, reference: RunDir | None = None) -> None:
+        self.run, self.spec, self.ref = run, spec, reference
+        self.conditions: list[Condition] = []
+        self.skipped: list[dict[str, str]] = []
+        self.notes: list[str] = []
+
+    def _ev(self, who: str, catch: Interception | None, field: str | None = None) -> Evidence:
+        return Evidence(run=who, file=R.INTERCEPTIONS, line=catch.line if catch else None, field=field)
+
+    def judge(self) -> Verdict:
+        run, ref = self.run, self.ref
+        catches = list(run.interceptions)
+        ref_catch = None
+        if ref is not None:
+            ref_catches = list(ref.interceptions)
+            if not ref_catches:
+                self.notes.append(f"reference {ref.path} has no caught payload: judged against expect only")
+                ref = self.ref = None
+            else:
+                ref_catch = ref_catches[0]
+        elif self.spec is None or not self.spec.expect:
+            self.notes.append("no reference run and no expect: only the endpoint and required fields are checked")
+        else:
+            self.notes.append("no reference run: judged against the spec's expect only")
+        if not catches:
+            reason = "terminal request never sent"
+            why = ", ".join(filter(None, [f"status {run.status}" if run.status else None,
+                                          f"stop reason: {run.stop_reason}" if run.stop_reason else None]))
+            ev = Evidence("agent", R.INTERCEPTIONS if run.interceptions.present else R.MANIFEST)
+            self.conditions.append(Condition("Terminal request sent", False, [ev],
+                                             reason + (f" ({why})" if why else "")))
+            return self._verdict(reason)
+        catch = catches[0]
+        if len(catches) > 1:
+            self.notes.append(f"{len(catches)} catches in the agent run; the first (line {catch.line}) is judged "
+                              "(it is the one that would have reached the site)")
+        rule = find_rule(self.spec, catch)
+        if ref_catch is not None and find_rule(self.spec, ref_catch) is not rule and self.spec is not None:
+            ref_catches_same = [c for c in ref.interceptions if find_rule(self.spec, c) is rule]
+            ref_catch = ref_catches_same[0] if ref_catches_same else ref_catch
+        self._endpoint(catch, ref_catch, rule)
+        self._fields(catch, ref_catch, rule)
+        self._expect(catch)
+        failed = [c for c in self.conditions if not c.met]
+        return self._verdict("; ".join(f"{c.condition}: {c.detail}" for c in failed) if failed else
+                             f"payload matches ({len(self.conditions)} conditions)")
+
+    def _endpoint(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None) -> None:
+        if ref_catch is None:
+            ok = self.spec is None or rule is not None
+            self.conditions.append(Condition(
+                "Terminal request sent to a spec endpoint", ok, [self._ev("agent", catch)],
+                f"{catch.method} {catch.url} (rule {catch.rule})" if ok else
+                f"rule {catch.rule!r} is not one of the spec's rules"))
+            return
+        a, r = _path_shape(catch.url), _path_shape(ref_catch.url)
+        problems = []
+        if str(catch.rule) != str(ref_catch.rule):
+            problems.append(f"rule {catch.rule!r} vs reference {ref_catch.rule!r}")
+        if catch.method.upper() != ref_catch.method.upper():
+            problems.append(f"method {catch.method} vs reference {ref_catch.method}")
+        if a[0] != r[0] or a[2] != r[2]:
+            problems.append(f"URL {a[0]}{a[1]} vs reference {r[0]}{r[1]}")
+        self.conditions.append(Condition(
+            "Terminal request sent to the reference's endpoint", not problems,
+            [self._ev("agent", catch), self._ev("reference", ref_catch)],
+            "; ".join(problems) if problems else f"{catch.method} {a[0]}{a[1]}"))
+
+    def _skip(self, path: str, reason: str) -> None:
+        if not any(s["field"] == path for s in self.skipped):
+            self.skipped.append({"field": path, "reason": reason})
+
+    def _fields(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None) -> None:
+        expect = self.spec.expect if self.spec else {}
+        declared = set(self.spec.volatile) if self.spec else set()
+        if rule is not None and rule.fields:
+            paths = list(rule.fields)
+        elif ref_catch is not None:
+            paths = leaf_paths(ref_catch.body) + [p for p in leaf_paths(ref_catch.query) if p not in
+                                                  leaf_paths(ref_catch.body)]
+            self.notes.append("no rule fields in the spec: compared every field of the reference payload")
+        else:
+            paths = []
+        for path in paths:
+            if path in expect:
+                continue  # checked against expect (which is authoritative) below
+            a = catch_value(catch, path)
+            if a is _MISSING:
+                self.conditions.append(Condition(f"Field {path} present", False,
+                                                 [self._ev("agent", catch, path)], "field missing from payload"))
+                continue
+            if path in declared:
+                self._skip(path, "volatile in spec")
+                continue
+            if reason := volatile.name_reason(path):
+                self._skip(path, reason)
+                continue
+            if ref_catch is None:
+                self.conditions.append(Condition(f"Field {path} present", True, [self._ev("agent", catch, path)],
+                                                 f"{_show(a)} (no reference to compare with)"))
+                continue
+            b = catch_value(ref_catch, path)
+            if b is _MISSING:
+                self.notes.append(f"field {path} is not in the reference payload; not compared")
+                continue
+            if _is_free_text(a) or _is_free_text(b):
+                self._skip(path, "free text (compared only when expect names it)")
+                continue
+            ok, how = same(a, b)
+            if not ok and (reason := volatile.value_reason(a, path) or volatile.value_reason(b, path)):
+                self._skip(path, reason)
+                continue
+            self.conditions.append(Condition(
+                f"Field {path} matches the reference", ok,
+                [self._ev("agent", catch, path), self._ev("reference", ref_catch, path)],
+                f"{_show(a)} ~ {_show(b)} ({how})" if ok else f"{_show(a)} vs reference {_show(b)}"))
+
+    def _expect(self, catch: Interception) -> None:
+        for path, want in (self.spec.expect if self.spec else {}).items():
+            got = catch_value(catch, path)
+            if got is _MISSING:
+                self.conditions.append(Condition(f"Field {path} equals {_show(want)}", False,
+                                                 [self._ev("agent", catch, path)], "field missing from payload"))
+                continue
+            ok, how = same(got, want)
+            self.conditions.append(Condition(f"Field {path} equals {_show(want)}", ok,
+                                             [self._ev("agent", catch, path)],
+                                             f"{_show(got)} ({how})" if ok else f"got {_show(got)}"))
+
+    def _verdict(self, justification: str) -> Verdict:
+        passed = bool(self.conditions) and all(c.met for c in self.conditions)
+        notes = [*self.run.problems, *self.notes]
+        if self.ref is not None:
+            notes += [f"reference: {p}" for p in self.ref.problems]
+        return Verdict(
+            verdict="PASS" if passed else "FAIL", judge="payload", conditions=self.conditions,
+            justification=justification, skipped_fields=self.skipped, notes=notes,
+            run=str(self.run.path), reference=str(self.ref.path) if self.ref else None,
+            task_id=self.run.task_id or (self.spec.id if self.spec else None),
+            spec_sha256=self.run.spec_sha256 or (self.spec.sha256 if self.spec else None),
+            usage={"model_calls": 0})
+
+
+def judge_payload(run: RunDir, spec: Spec | None = None, reference: RunDir | None = None) -> Verdict:
+    """Judge one run's caught payload; see the module docstring."""
+    run.load_all()
+    if reference is not None:
+        reference.load_all()
+    return PayloadJudge(run, spec, reference).judge()

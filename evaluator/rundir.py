@@ -1,0 +1,288 @@
+"""A typed, read-only view of one run directory (DESIGN.md "The run directory"), for the judges.
+
+Tolerant by design: a run that crashed may lack files or end in a cut line, so a corrupt JSONL line is recorded in
+`problems` (file and line number) and skipped, never fatal. Only a directory with neither a manifest nor any layer
+file is refused (`RunDirError`). Every record keeps its 1-based line number so verdicts can point at evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Generic, Iterator, TypeVar
+
+from recorder import records as R
+from evaluator.errors import RunDirError
+
+LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
+
+
+@dataclass(frozen=True)
+class Record:
+    """Base of every layer record: where it lives (line) and the record as stored (raw)."""
+
+    line: int
+    raw: dict[str, Any]
+    t: float | None = None
+
+    @classmethod
+    def parse(cls, line: int, raw: dict[str, Any]):
+        known = {f.name for f in fields(cls)} - {"line", "raw"}
+        kwargs = {k: raw[k] for k in known if k in raw}
+        if not isinstance(kwargs.get("t"), (int, float)):
+            kwargs.pop("t", None)
+        return cls(line=line, raw=raw, **kwargs)
+
+
+@dataclass(frozen=True)
+class Interception(Record):
+    """One caught terminal request (interceptions.jsonl): `body` is already decoded by the interceptor."""
+
+    rule: Any = None
+    url: str = ""
+    method: str = ""
+    headers: dict[str, Any] = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+    raw_body: Any = None
+    tab_url: str | None = None
+    frame_url: str | None = None
+    target_type: str | None = None
+    action: str | None = None
+
+    @classmethod
+    def parse(cls, line: int, raw: dict[str, Any]):
+        rec = super().parse(line, raw)
+        # the stored key is `raw` (the undecoded body); it clashes with Record.raw, hence raw_body
+        return replace(rec, raw_body=raw.get("raw"))
+
+
+@dataclass(frozen=True)
+class HttpRecord(Record):
+    id: Any = None
+    target: Any = None
+    frame: Any = None
+    url: str = ""
+    method: str = ""
+    headers: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+    resource_type: str | None = None
+    response: dict[str, Any] | None = None
+    timing: Any = None
+    intercepted: bool = False
+
+
+@dataclass(frozen=True)
+class Action(Record):
+    seq: int | None = None
+    type: str = ""
+    x: float | None = None
+    y: float | None = None
+    key: str | None = None
+    value: Any = None
+    target: dict[str, Any] | None = None
+    url: str | None = None
+    frame_url: str | None = None
+    tab: Any = None
+
+
+@dataclass(frozen=True)
+class AgentMessage(Record):
+    role: str = ""
+    content: Any = None
+    tool: str | None = None
+
+
+@dataclass(frozen=True)
+class Screenshot(Record):
+    seq: int | None = None
+    action_seq: int | None = None
+    target: Any = None
+    url: str | None = None
+    path: str = ""
+
+
+T = TypeVar("T", bound=Record)
+
+
+@dataclass
+class Layer(Generic[T]):
+    """One JSONL layer: parsed records, the numbers of corrupt lines, and how many lines the file has."""
+
+    file: str
+    present: bool
+    records: list[T]
+    bad_lines: list[int]
+    n_lines: int
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def at_line(self, line: int) -> T | None:
+        return next((r for r in self.records if r.line == line), None)
+
+
+def read_numbered(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[int], int]:
+    """Like recorder.records.read_jsonl, but keeps each record's line number (evidence pointers need it)."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    bad: list[int] = []
+    n = 0
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                bad.append(n)
+                continue
+            (out.append((n, obj)) if isinstance(obj, dict) else bad.append(n))
+    return out, bad, n
+
+
+class RunDir:
+    """A run directory opened for judging. Raises RunDirError if `path` is not a run at all."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise RunDirError(f"{self.path}: not a run directory (no such directory)")
+        self.problems: list[str] = []
+        self.manifest: dict[str, Any] = {}
+        mpath = self.path / R.MANIFEST
+        has_layers = any((self.path / f).exists() for f in LAYER_FILES)
+        if mpath.exists():
+            try:
+                data = json.loads(mpath.read_text(encoding="utf-8"))
+                if not isinstance(data, dict):
+                    raise ValueError("not a JSON object")
+                self.manifest = data
+            except (ValueError, UnicodeDecodeError) as exc:
+                if not has_layers:
+                    raise RunDirError(f"{mpath}: not a run directory (manifest unreadable: {exc})") from None
+                self.problems.append(f"{R.MANIFEST}: unreadable ({exc}); layers read without it")
+        elif has_layers:
+            self.problems.append(f"{R.MANIFEST}: missing (crashed run?); layers read without it")
+        else:
+            raise RunDirError(f"{self.path}: not a run directory (no {R.MANIFEST} and no layer file)")
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    # --- manifest -----------------------------------------------------------------------------------------------
+    def _task(self) -> dict[str, Any]:
+        task = self.manifest.get("task")
+        return task if isinstance(task, dict) else {}
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("id") or self.path.name)
+
+    @property
+    def task_id(self) -> str | None:
+        return self.manifest.get("task_id") or self._task().get("id")
+
+    @property
+    def spec_sha256(self) -> str | None:
+        return self.manifest.get("spec_sha256") or self._task().get("spec_sha256") or self._task().get("sha256")
+
+    @property
+    def spec_path(self) -> Path | None:
+        raw = self.manifest.get("spec_path") or self._task().get("spec_path") or self._task().get("path")
+        if not raw:
+            return None
+        p = Path(raw)
+        return p if p.is_absolute() else (self.path / p).resolve()
+
+    @property
+    def status(self) -> str | None:
+        return self.manifest.get("status")
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.manifest.get("stop_reason") or self.manifest.get("stop")
+
+    @property
+    def agent_name(self) -> str | None:
+        agent = self.manifest.get("agent")
+        return agent.get("name") if isinstance(agent, dict) else agent
+
+    # --- layers -------------------------------------------------------------------------------------------------
+    def _layer(self, file: str, cls: type[T]) -> Layer[T]:
+        p = self.path / file
+        if not p.exists():
+            return Layer(file, False, [], [], 0)
+        rows, bad, n = read_numbered(p)
+        for b in bad:
+            self.problems.append(f"{file}: line {b} is corrupt (skipped)")
+        return Layer(file, True, [cls.parse(line, raw) for line, raw in rows], bad, n)
+
+    @cached_property
+    def interceptions(self) -> Layer[Interception]:
+        return self._layer(R.INTERCEPTIONS, Interception)
+
+    @cached_property
+    def http(self) -> Layer[HttpRecord]:
+        return self._layer(R.HTTP, HttpRecord)
+
+    @cached_property
+    def actions(self) -> Layer[Action]:
+        return self._layer(R.ACTIONS, Action)
+
+    @cached_property
+    def agent(self) -> Layer[AgentMessage]:
+        return self._layer(R.AGENT, AgentMessage)
+
+    @cached_property
+    def screenshots(self) -> Layer[Screenshot]:
+        return self._layer(R.SCREENSHOTS_INDEX, Screenshot)
+
+    def layer(self, file: str) -> Layer[Any] | None:
+        return {R.INTERCEPTIONS: self.interceptions, R.HTTP: self.http, R.ACTIONS: self.actions,
+                R.AGENT: self.agent, R.SCREENSHOTS_INDEX: self.screenshots}.get(file)
+
+    def load_all(self) -> "RunDir":
+        """Read every layer now, so that `problems` lists every corrupt line."""
+        for f in LAYER_FILES:
+            self.layer(f)
+        return self
+
+    def screenshot_file(self, shot: Screenshot) -> Path | None:
+        """The image of a screenshot record, if it is on disk inside this run directory."""
+        rel = shot.path
+        if not rel and shot.seq is not None:
+            rel = f"{R.SCREENSHOTS_DIR}/{int(shot.seq):06d}.jpg"
+        if not rel:
+            return None
+        root = self.path.resolve()
+        # `path` may be relative to the run directory or to screenshots/; never outside the run
+        for p in ((root / rel).resolve(), (root / R.SCREENSHOTS_DIR / rel).resolve()):
+            if p.is_relative_to(root) and p.is_file():
+                return p
+        return None
+
+    # --- evidence -------------------------------------------------------------------------------------------------
+    def check_evidence(self, file: str, line: int | None = None, seq: int | None = None) -> str | None:
+        """None if the pointer names something that exists in this run, else why not (shown to the model)."""
+        file = file.strip().lstrip("./")
+        if file == R.MANIFEST:
+            return None if self.manifest else f"{R.MANIFEST} is missing or unreadable"
+        if file.startswith(R.SCREENSHOTS_DIR + "/") and file.endswith((".jpg", ".jpeg", ".png")):
+            return None if (self.path / file).is_file() else f"{file} does not exist"
+        layer = self.layer(file)
+        if layer is None:
+            return f"{file} is not a layer file (use one of {', '.join(LAYER_FILES + (R.MANIFEST,))})"
+        if not layer.present:
+            return f"{file} does not exist in this run"
+        if line is None and seq is None:
+            return None
+        if line is not None and layer.at_line(int(line)) is None:
+            return f"{file} has no record at line {line} (it has {layer.n_lines} lines)"
+        if seq is not None and not any(getattr(r, "seq", None) == int(seq) for r in layer.records):
+            return f"{file} has no record with seq {seq}"
+        return None

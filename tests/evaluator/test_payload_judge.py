@@ -1,0 +1,113 @@
+"""The payload judge against the labelled corpus (tests/fixtures/runs/labels.json) and its edge cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluator.payload_judge import get_path, judge_payload
+from evaluator.rundir import RunDir
+from evaluator.verdict import check_verdict, write_verdict
+from tests.evaluator.helpers import RUNS, copy_run, labels, spec_from_yaml
+
+CORPUS = labels()
+
+
+def test_corpus_is_big_and_balanced():
+    assert len(CORPUS) >= 12
+    assert {e["label"] for e in CORPUS} == {"PASS", "FAIL"}
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[e["run"] for e in CORPUS])
+def test_payload_judge_agrees_with_label(entry):
+    spec = spec_from_yaml(RUNS / entry["spec"])
+    ref = RunDir(RUNS / entry["reference"]) if entry.get("reference") else None
+    v = judge_payload(RunDir(RUNS / entry["run"]), spec, ref)
+    assert v.verdict == entry["label"], f"{entry['run']} ({entry['why']}): {v.justification}"
+    assert check_verdict(v.to_dict()) == []
+    for c in v.conditions:  # every condition points at evidence that exists
+        for e in c.evidence:
+            rd = RunDir(RUNS / (entry["run"] if e.run == "agent" else entry["reference"]))
+            if e.line is not None:
+                assert rd.check_evidence(e.file, line=e.line) is None
+
+
+def _judge(rel, ref="travel/reference", spec="specs/travel-flight-oneway.yaml"):
+    return judge_payload(RunDir(RUNS / rel), spec_from_yaml(RUNS / spec) if spec else None,
+                         RunDir(RUNS / ref) if ref else None)
+
+
+def test_no_submission_says_never_sent():
+    v = _judge("travel/a09-no-submission")
+    assert v.verdict == "FAIL" and "terminal request never sent" in v.justification
+    assert "timeout" in v.conditions[0].detail
+
+
+def test_wrong_field_names_field_and_values_with_line():
+    v = _judge("travel/a05-wrong-date")
+    bad = [c for c in v.conditions if not c.met]
+    assert [c.condition for c in bad] == ["Field date matches the reference"]
+    assert '"2026-12-30" vs reference "2026-12-31"' in bad[0].detail
+    assert {(e.run, e.file, e.line) for e in bad[0].evidence} == {("agent", "interceptions.jsonl", 1),
+                                                                 ("reference", "interceptions.jsonl", 1)}
+
+
+def test_wrong_endpoint_fails_on_endpoint():
+    v = _judge("travel/a08-wrong-endpoint")
+    ep = v.conditions[0]
+    assert not ep.met and "intercept[1]" in ep.detail and "/api/holds" in ep.detail
+    v = _judge("contact/b05-wrong-endpoint", "contact/reference", "specs/daily-contact-billing.yaml")
+    assert not v.conditions[0].met and "/newsletter/submit" in v.conditions[0].detail
+
+
+def test_volatile_and_free_text_are_skipped_and_reported():
+    v = _judge("contact/b01-correct", "contact/reference", "specs/daily-contact-billing.yaml")
+    skipped = {s["field"]: s["reason"] for s in v.skipped_fields}
+    assert skipped["ts"] == "volatile in spec"
+    assert "token" in skipped["csrf_token"]
+    assert "free text" in skipped["message"]
+    v = _judge("travel/a01-correct")
+    assert "request_id" in {s["field"] for s in v.skipped_fields}
+
+
+def test_normalized_matches_say_how():
+    v = _judge("travel/a02-date-us")
+    date = next(c for c in v.conditions if c.condition == "Field date matches the reference")
+    assert date.met and "(date)" in date.detail
+
+
+def test_missing_reference_judges_against_expect_with_note():
+    v = _judge("travel/a01-correct", ref=None)
+    assert v.verdict == "PASS" and any("no reference run" in n for n in v.notes)
+    v = _judge("travel/a06-wrong-cabin", ref=None)
+    assert v.verdict == "FAIL"
+    assert any(c.condition.startswith("Field cabin equals") and not c.met for c in v.conditions)
+
+
+def test_corrupt_lines_are_noted_and_verdict_still_given(tmp_path):
+    v = _judge("travel/a10-crashed-corrupt")
+    assert v.verdict == "PASS"
+    assert "interceptions.jsonl: line 2 is corrupt (skipped)" in v.notes
+    assert any(n.startswith("actions.jsonl: line") for n in v.notes)
+    run = copy_run("travel/a10-crashed-corrupt", tmp_path)
+    out = write_verdict(run, judge_payload(RunDir(run), spec_from_yaml(RUNS / "specs/travel-flight-oneway.yaml"),
+                                           RunDir(RUNS / "travel/reference")))
+    assert json.loads(out.read_text())["verdict"] == "PASS"
+
+
+def test_first_catch_is_decisive():
+    v = _judge("travel/a11-wrong-then-right")
+    assert v.verdict == "FAIL" and any("2 catches" in n for n in v.notes)
+
+
+def test_without_spec_compares_every_reference_field():
+    v = _judge("travel/a05-wrong-date", spec=None)
+    assert v.verdict == "FAIL"
+    v = _judge("travel/a02-date-us", spec=None)
+    assert v.verdict == "PASS", v.justification
+
+
+def test_get_path_list_bodies():
+    assert get_path([{"operationName": "A"}, {"operationName": "B", "variables": {"x": 1}}], "variables.x") == 1
+    assert get_path({"a": [{"b": 2}]}, "a.0.b") == 2
