@@ -1,0 +1,258 @@
+"""`Recording`: one run's five layers around one Chromium, started and finalized as a unit.
+
+Why one object: the layers share a clock and a lifetime. `start()` brings up display, ffmpeg, the action channel,
+this run's private copy of the extension (config.json with port + token), Chromium and the screenshot connection,
+then waits until the extension has said hello (so the agent's first action is recorded). A watchdog notices a
+layer process that dies (ffmpeg, Chromium, Xvfb) and sets `failed`; `finalize()` then reports status `crashed`.
+The manifest is written at start (`running`), at finalize, from SIGTERM/SIGHUP handlers and at interpreter exit;
+if the process is SIGKILLed, `recorder.manifest.recover(run_dir)` finishes the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from recorder import manifest, records
+from recorder.agent_log import AgentLogSink
+from recorder.browser import Browser, launch_browser
+from recorder.channel import ActionChannel
+from recorder.display import Display, start_display
+from recorder.records import JsonlWriter, RunClock
+from recorder.screenshots import Screenshotter
+from recorder.video import VideoRecorder, ffmpeg_version
+
+EXTENSION_DIR = Path(os.environ.get("CLAWREC_EXTENSION_DIR") or Path(__file__).resolve().parent.parent / "extension")
+
+
+class RecordingError(RuntimeError):
+    """A layer could not start (the message names it); the run must not go on unrecorded."""
+
+
+def _signal_name(code: int | None) -> str:
+    if code is None:
+        return "running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class Recording:
+    def __init__(self, run_dir: str | Path, *, task_id: str = "", spec_sha256: str = "", agent: str = "",
+                 headless: bool = False, video: bool = True, screenshots: bool = True, clock: RunClock | None = None,
+                 fps: int = 10, window_size: tuple[int, int] = (1280, 800), run_id: str | None = None,
+                 extra_flags: list[str] | None = None, flags: dict[str, Any] | None = None,
+                 ready_timeout: float = 15.0, handle_signals: bool = True) -> None:
+        if headless and video:
+            raise ValueError("video needs a display: use headless=False, or video=False for a headless run")
+        self.run_dir = Path(run_dir)
+        self.clock = clock or RunClock()
+        self.headless, self.video_on, self.screenshots_on = headless, video, screenshots
+        self.fps, self.window_size = fps, tuple(window_size)
+        self.extra_flags = list(extra_flags or [])
+        self.ready_timeout = ready_timeout
+        self.handle_signals = handle_signals
+        self.base: dict[str, Any] = {
+            "format_version": records.RUN_FORMAT_VERSION, "id": run_id or self.run_dir.name,
+            "task": {"id": task_id, "spec_sha256": spec_sha256}, "agent": agent,
+            "versions": {"clawrec": manifest.clawrec_version()},
+            "flags": {"headless": headless, "video": video, "screenshots": screenshots, "fps": fps,
+                      "window_size": list(window_size), **(flags or {})},
+            "t0": self.clock.t0, "t0_iso": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock.t0)),
+        }
+        self.display: Display | None = None
+        self.video: VideoRecorder | None = None
+        self.browser: Browser | None = None
+        self.channel: ActionChannel | None = None
+        self.screens: Screenshotter | None = None
+        self.agent_log: AgentLogSink | None = None
+        self.actions: JsonlWriter | None = None
+        self.failed = asyncio.Event()
+        self.failures: list[str] = []
+        self.ready_t: float | None = None
+        self.manifest: dict[str, Any] | None = None
+        self._tmp: Path | None = None
+        self._watchdog: asyncio.Task | None = None
+        self._old_handlers: dict[int, Any] = {}
+        self._done = False
+        self._lock = threading.Lock()
+
+    # ---- public API -------------------------------------------------------------------------------------------
+    @property
+    def agent_log_path(self) -> Path:
+        """The JSONL file out-of-process agents append to (give it to them as CLAWREC_AGENT_LOG)."""
+        assert self.agent_log is not None, "start() first"
+        return self.agent_log.inbox
+
+    async def start(self) -> "Recording":
+        """Bring every layer up; returns once the browser is ready for the agent (extension connected)."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        manifest.write_manifest(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
+        self._install_exit_hooks()
+        try:
+            await self._start_layers()
+        except BaseException as exc:
+            await self.finalize("crashed", f"recorder start failed: {exc}")
+            raise
+        self.ready_t = self.clock.now()
+        self.base["ready_t"] = self.ready_t
+        manifest.write_manifest(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
+        self._watchdog = asyncio.create_task(self._watch(), name="recorder-watchdog")
+        return self
+
+    async def finalize(self, status: str, stop_reason: str) -> dict[str, Any]:
+        """Stop every layer and write the final manifest. A layer failure turns status into `crashed`."""
+        if self._done:
+            assert self.manifest is not None
+            return self.manifest
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self._check_processes()
+        if self.screens is not None:
+            await self.screens.stop()
+        if self.channel is not None:
+            if self.browser is not None and self.browser.alive():
+                await self.channel.quiesce()
+            await self.channel.stop()
+        if self.agent_log is not None:
+            await self.agent_log.stop()
+        return self._finish(status, stop_reason)
+
+    # ---- start-up ---------------------------------------------------------------------------------------------
+    async def _start_layers(self) -> None:
+        self._tmp = Path(tempfile.mkdtemp(prefix="clawrec-rec-"))
+        if not self.headless:
+            self.display = start_display(self.window_size)
+            self.base["display"] = self.display.name
+            if self.video_on:
+                self.video = VideoRecorder(self.run_dir, self.display.name, self.window_size, self.fps)
+                self.video.start()
+                self.base["video_start_t"] = self.clock.now()
+        self.actions = JsonlWriter(self.run_dir / records.ACTIONS, self.clock)
+        self.agent_log = AgentLogSink(self.run_dir, self.clock)
+        self.agent_log.start()
+        self.channel = ActionChannel(self.actions, self.clock, on_action=self._on_action)
+        await self.channel.start()
+        ext = self._tmp / "extension"
+        if not (EXTENSION_DIR / "manifest.json").exists():
+            raise RecordingError(f"extension not found at {EXTENSION_DIR} (set CLAWREC_EXTENSION_DIR)")
+        shutil.copytree(EXTENSION_DIR, ext, ignore=shutil.ignore_patterns("README.md", "config.json"))
+        (ext / "config.json").write_text(json.dumps({"port": self.channel.port, "token": self.channel.token}))
+        # Launched on the loop's thread on purpose: PDEATHSIG follows the forking thread.
+        self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,
+                                      extension_dir=ext, window_size=self.window_size, extra_flags=self.extra_flags,
+                                      log_path=self._tmp / "chromium.log")
+        self.base["flags"]["browser"] = self.browser.flags
+        waits = [asyncio.wait_for(self.channel.connected.wait(), self.ready_timeout)]
+        if self.screenshots_on:
+            self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url)
+            waits.append(self.screens.start())
+        try:
+            await asyncio.gather(*waits)
+        except asyncio.TimeoutError:
+            raise RecordingError(f"the clawrec extension did not connect within {self.ready_timeout:.0f}s"
+                                 f" (Chromium log: {self._tmp / 'chromium.log'})") from None
+        self.base["versions"]["chromium"] = self.screens.browser_version if self.screens else ""
+
+    def _on_action(self, record: dict) -> None:
+        if self.screens is not None:
+            self.screens.request(record)
+
+    # ---- failures ---------------------------------------------------------------------------------------------
+    def _check_processes(self) -> None:
+        for name, proc in (("ffmpeg", self.video.process if self.video else None),
+                           ("Chromium", self.browser.process if self.browser else None),
+                           ("Xvfb", self.display.process if self.display else None)):
+            if proc is not None and proc.poll() is not None:
+                self._fail(f"{name} {_signal_name(proc.returncode)}")
+
+    def _fail(self, reason: str) -> None:
+        if reason not in self.failures:
+            self.failures.append(reason)
+        self.failed.set()
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(0.25)
+            self._check_processes()
+
+    # ---- the one way out --------------------------------------------------------------------------------------
+    def _finish(self, status: str, stop_reason: str) -> dict[str, Any]:
+        """Synchronous end of every layer + manifest; safe from finalize, signal handlers and atexit."""
+        with self._lock:
+            if self._done:
+                assert self.manifest is not None
+                return self.manifest
+            self._done = True
+        ended = time.time()
+        self._check_processes()
+        errors: list[str] = []
+        if self.browser is not None:
+            self.browser.close()
+        if self.video is not None:
+            self.video.stop()
+            try:
+                self.video.join()
+            except Exception as exc:
+                errors.append(f"video: {exc}")
+        if self.display is not None:
+            self.display.stop()
+        for closer in (self.actions, self.agent_log):
+            if closer is not None:
+                closer.close()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+        self._restore_signals()
+        base = dict(self.base)
+        base["versions"]["ffmpeg"] = ffmpeg_version() if self.video_on else ""
+        base["recorder"] = {
+            "failures": self.failures + errors,
+            "channel": dict(self.channel.stats) if self.channel else {},
+            "screenshots": {"taken": self.screens.count, "errors": self.screens.errors} if self.screens else {},
+        }
+        if self.failures and status in ("ok", "intercepted"):
+            base["requested_status"] = status
+            stop_reason = f"{stop_reason}; recorder: {', '.join(self.failures)}" if stop_reason else \
+                f"recorder: {', '.join(self.failures)}"
+            status = "crashed"
+        self.manifest = manifest.finish(self.run_dir, base, status, stop_reason, ended=ended)
+        return self.manifest
+
+    def _install_exit_hooks(self) -> None:
+        atexit.register(self._at_exit)
+        if not self.handle_signals or threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            self._old_handlers[sig] = signal.signal(sig, self._on_signal)
+
+    def _restore_signals(self) -> None:
+        atexit.unregister(self._at_exit)
+        if threading.current_thread() is threading.main_thread():
+            for sig, handler in self._old_handlers.items():
+                signal.signal(sig, handler)
+        self._old_handlers.clear()
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        old = self._old_handlers.get(signum)
+        self._finish("crashed", f"clawrec received {signal.Signals(signum).name}")
+        if callable(old):
+            old(signum, _frame)
+        else:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def _at_exit(self) -> None:
+        if not self._done:
+            self._finish("crashed", "clawrec exited before the recording was finalized")

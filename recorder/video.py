@@ -1,0 +1,143 @@
+"""Layer 1: the session video, crash-safe.
+
+Why segments: an MP4 killed mid-write has no moov atom and does not play. ffmpeg instead writes short MPEG-TS
+segments (each self-contained, flushed per packet), and `join_segments` concatenates them into video.mp4 at
+finalize, or later through `recover` when the process died: at most the last segment's unflushed tail is lost.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import ffmpeg
+
+SEGMENTS_DIR = ".video-segments"
+SEGMENT_SECONDS = 2
+
+
+class VideoError(RuntimeError):
+    """ffmpeg is missing, died, or the join failed."""
+
+
+def _die_with_parent() -> None:
+    os.setpgrp()
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: finish cleanly
+
+
+def ffmpeg_version() -> str:
+    try:
+        out = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True, timeout=10).stdout
+        return out.splitlines()[0] if out else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+class VideoRecorder:
+    """x11grab of one display into TS segments under run_dir/.video-segments; `stop()` then `join()`."""
+
+    def __init__(self, run_dir: str | Path, display: str, size: tuple[int, int] = (1280, 800), fps: int = 10,
+                 crf: int = 30) -> None:
+        self.run_dir = Path(run_dir)
+        self.seg_dir = self.run_dir / SEGMENTS_DIR
+        self.display = display
+        self.size = size
+        self.fps = fps
+        self.crf = crf
+        self.process: subprocess.Popen | None = None
+        self.log_path = self.seg_dir / "ffmpeg.log"
+
+    def command(self) -> list[str]:
+        stream = ffmpeg.input(self.display, f="x11grab", video_size=tuple(self.size), framerate=self.fps,
+                              draw_mouse=1)
+        out = ffmpeg.output(
+            stream, str(self.seg_dir / "seg_%06d.ts"), f="segment", segment_time=SEGMENT_SECONDS,
+            segment_format="mpegts", vcodec="libx264", preset="ultrafast", tune="zerolatency", crf=self.crf,
+            pix_fmt="yuv420p", force_key_frames=f"expr:gte(t,n_forced*{SEGMENT_SECONDS})",
+            segment_format_options="flush_packets=1")
+        return ["ffmpeg", "-nostdin", "-loglevel", "warning", "-y", *ffmpeg.compile(out, cmd="ffmpeg")[1:]]
+
+    def start(self) -> None:
+        if not shutil.which("ffmpeg"):
+            raise VideoError("ffmpeg not found; install it with: make setup (apt-get install ffmpeg)")
+        self.seg_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            # Popen here (not in a worker thread): PDEATHSIG fires when the *thread* that forked exits.
+            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                            preexec_fn=_die_with_parent)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def returncode(self) -> int | None:
+        return self.process.poll() if self.process else None
+
+    def stop(self, grace: float = 5.0) -> None:
+        """SIGINT (ffmpeg closes the current segment cleanly), then SIGKILL if it hangs."""
+        if not self.alive():
+            return
+        assert self.process is not None
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def join(self) -> Path | None:
+        return join_segments(self.run_dir)
+
+
+def segment_files(run_dir: str | Path) -> list[Path]:
+    seg_dir = Path(run_dir) / SEGMENTS_DIR
+    return sorted(p for p in seg_dir.glob("seg_*.ts") if p.stat().st_size > 0)
+
+
+def join_segments(run_dir: str | Path, keep_segments: bool = False) -> Path | None:
+    """Concatenate the TS segments present into run_dir/video.mp4 (stream copy). None when there is nothing."""
+    run_dir = Path(run_dir)
+    segs = segment_files(run_dir)
+    if not segs:
+        return None
+    seg_dir = run_dir / SEGMENTS_DIR
+    joined_ts = seg_dir / "joined.ts"
+    with open(joined_ts, "wb") as out:  # TS is concatenable byte-wise; a truncated last packet is skipped
+        for seg in segs:
+            with open(seg, "rb") as fh:
+                shutil.copyfileobj(fh, out)
+    target = run_dir / "video.mp4"
+    tmp = seg_dir / "video.tmp.mp4"
+    proc = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-fflags", "+genpts+discardcorrupt",
+                           "-i", str(joined_ts), "-c", "copy", "-movflags", "+faststart", str(tmp)],
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 or not tmp.exists() or tmp.stat().st_size == 0:
+        raise VideoError(f"joining {len(segs)} video segments failed: {proc.stderr.strip()[-500:]}")
+    os.replace(tmp, target)
+    if keep_segments:
+        joined_ts.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(seg_dir, ignore_errors=True)
+    return target
+
+
+def probe(path: str | Path) -> dict:
+    """ffprobe summary {duration, frames, width, height} of a video file (raises VideoError when unreadable)."""
+    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                           "stream=width,height,nb_read_packets:format=duration", "-of", "json", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise VideoError(f"ffprobe {path}: {proc.stderr.strip()[-300:]}")
+    data = json.loads(proc.stdout or "{}")
+    stream = (data.get("streams") or [{}])[0]
+    return {"duration": float(data.get("format", {}).get("duration") or 0.0),
+            "frames": int(stream.get("nb_read_packets") or 0),
+            "width": stream.get("width"), "height": stream.get("height")}
