@@ -1,17 +1,75 @@
 """The task spec (YAML `version: 1`, ../shared/DESIGN.md): typed objects every package reads.
 
-This module is pure data (no browser, no I/O beyond reading the YAML), so evaluator and clawrec may import it.
-Full validation with FILE:LINE messages lives in interceptor/spec_check.py.
+This module is pure data (no browser, no I/O), so evaluator and clawrec may import it. Loading and full
+validation with FILE:LINE messages live in interceptor/spec_check.py (`load_spec`, `load_specs`).
+
+URL matching (what `Rule.matches_url` does, and what the interceptor's matcher uses):
+- `url` is a glob matched against the whole URL: `*` matches within one path segment (never `/`), `**` matches
+  across segments. A glob without `?` ignores the URL's query string (`.../bookings` matches
+  `.../bookings?ref=1`); a glob with `?` matches the query too, where `*` stays within one `&`-separated
+  parameter and `**` spans parameters. A `#fragment` is always ignored. Every other character is literal.
+- `url_regex` is a Python regex matched with `re.fullmatch` (anchored at both ends). ClawBench's patterns are
+  unanchored `re.search` patterns; `clawrec import-clawbench` rewrites them (interceptor/clawbench.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 SPEC_VERSION = 1
 CATEGORIES = ("daily", "finance", "work", "dev", "academic", "travel", "social", "pets")
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE")
+ENVIRONMENT_KINDS = ("live", "salesforce-scratch")
+WEBSOCKET_PREFIXES = ("ws://", "wss://", "^ws://", "^wss://", "wss?://", "^wss?://")
+GLOB_STARTS = ("http://", "https://", "ws://", "wss://", "*")
+
+# (one star, two stars) for the part before the glob's first `?` and for the query part after it.
+_PATH_STARS = ("[^/?#]*", "[^?#]*")
+_QUERY_STARS = ("[^&#]*", "[^#]*")
+
+
+def glob_problem(glob: str) -> str | None:
+    """Why `glob` is not a usable URL glob, or None. Shared by the checker and `glob_to_regex`."""
+    if not glob:
+        return "must not be empty"
+    if any(ch.isspace() for ch in glob):
+        return "must not contain whitespace (URLs never do)"
+    if "***" in glob:
+        return "'***' is ambiguous; use '*' (one segment) or '**' (any segments)"
+    if not glob.startswith(GLOB_STARTS):
+        return ("must start with http://, https://, ws://, wss:// or '*' "
+                "(the glob is matched against the whole URL)")
+    return None
+
+
+def _translate(part: str, stars: tuple[str, str]) -> str:
+    out: list[str] = []
+    for i, chunk in enumerate(part.split("**")):
+        if i:
+            out.append(stars[1])
+        out.append(stars[0].join(re.escape(piece) for piece in chunk.split("*")))
+    return "".join(out)
+
+
+def glob_to_regex(glob: str) -> re.Pattern[str]:
+    """Compile a URL glob (see module doc) into an anchored pattern; use it with `fullmatch` (or `match`).
+
+    Raises ValueError for a glob that `glob_problem` rejects."""
+    problem = glob_problem(glob)
+    if problem:
+        raise ValueError(f"bad URL glob {glob!r}: {problem}")
+    base, has_query, query = glob.partition("?")
+    parts = [r"\A", _translate(base, _PATH_STARS)]
+    if has_query:
+        parts += [r"\?", _translate(query, _QUERY_STARS), r"(?:#.*)?"]
+    else:
+        parts.append(r"(?:[?#].*)?")
+    parts.append(r"\Z")
+    return re.compile("".join(parts), re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -41,11 +99,24 @@ class Rule:
     @property
     def is_websocket(self) -> bool:
         target = self.url or self.url_regex or ""
-        return target.startswith(("ws://", "wss://", "^ws://", "^wss://", "wss?://", "^wss?://"))
+        return target.startswith(WEBSOCKET_PREFIXES)
 
     @property
     def name(self) -> str:
         return f"intercept[{self.index}]"
+
+    @cached_property
+    def url_pattern(self) -> re.Pattern[str]:
+        """The compiled URL matcher (glob or regex); always use `fullmatch` with it."""
+        if self.url is not None:
+            return glob_to_regex(self.url)
+        return re.compile(self.url_regex or "")
+
+    def matches_url(self, url: str) -> bool:
+        return self.url_pattern.fullmatch(url) is not None
+
+    def matches_method(self, method: str) -> bool:
+        return not self.methods or method.upper() in self.methods
 
 
 @dataclass(frozen=True)
@@ -80,3 +151,5 @@ class Spec:
     reference: Path | None = None
     environment: Environment = field(default_factory=Environment)
     raw: dict[str, Any] = field(default_factory=dict)
+    judge_context: dict[str, str] = field(default_factory=dict)  # extra text for the LLM judge (e.g. rubric)
+    clawbench: dict[str, Any] = field(default_factory=dict)      # provenance of an imported ClawBench task
