@@ -4,6 +4,11 @@
 `*.yml`, skipping hidden folders and `files/` folders, which hold user documents) and also rejects an id used
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
 free-form mappings `user`, `expect`, `clawbench` and a salesforce-scratch `environment`.
+
+`{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by
+clawrec/taskfile.py) are accepted wherever a URL goes: `start_url: "{sites.travel}"`,
+`url: "{sites.travel}api/bookings*"`, `url_regex: '{sites.travel}api/pay/\\d+'`. They are checked as if they
+were `http://127.0.0.1:9/`.
 """
 
 from __future__ import annotations
@@ -42,6 +47,15 @@ def kind(value: Any) -> str:
         if isinstance(value, typ):
             return name
     return f"a {type(value).__name__}"
+
+
+SITE_PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
+STAND_IN_SITE = "http://127.0.0.1:9/"
+
+
+def stand_in_sites(text: str, regex: bool = False) -> str:
+    """`text` with `{sites.NAME}` replaced by a stand-in base URL, for checking (escaped inside a regex)."""
+    return SITE_PLACEHOLDER.sub(lambda _m: re.escape(STAND_IN_SITE) if regex else STAND_IN_SITE, text)
 
 
 def _is_dotted(path: str) -> bool:
@@ -143,8 +157,9 @@ class FieldChecker:
         url = self.string(value, ("start_url",))
         if url is None:
             return None
-        parts = urlsplit(url) if not any(c.isspace() for c in url) else None
-        if url != "about:blank" and not (parts and parts.scheme in ("http", "https") and parts.hostname):
+        checked = stand_in_sites(url)
+        parts = urlsplit(checked) if not any(c.isspace() for c in checked) else None
+        if checked != "about:blank" and not (parts and parts.scheme in ("http", "https") and parts.hostname):
             self.bad(("start_url",), f"must be an http:// or https:// URL (or about:blank), got '{url}'")
             return None
         return url
@@ -183,14 +198,14 @@ class FieldChecker:
                 self.bad(path, "needs exactly one of 'url' (glob) or 'url_regex'")
         elif "url" in rule:
             url = self.string(rule["url"], path + ("url",))
-            problem = glob_problem(url) if url is not None else None
+            problem = glob_problem(stand_in_sites(url)) if url is not None else None
             if problem:
                 self.bad(path + ("url",), f"bad glob: {problem}")
         else:
             url_regex = self.string(rule["url_regex"], path + ("url_regex",))
             if url_regex is not None:
                 try:
-                    re.compile(url_regex)
+                    re.compile(stand_in_sites(url_regex, regex=True))
                 except (re.error, OverflowError, RecursionError, ValueError) as exc:
                     self.bad(path + ("url_regex",), f"bad regex: {exc}")
         websocket = (url or url_regex or "").startswith(WEBSOCKET_PREFIXES)

@@ -11,7 +11,8 @@ from interceptor.spec_check import SpecError, load_specs
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--list", "-l", "show", is_flag=True, help="Also print one line per spec: id, category, start URL, rules.")
+@click.option("--list", "-l", "show", is_flag=True,
+              help="Also print one line per spec: id, category, start URL, number of intercept rules.")
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[Path, ...], show: bool) -> None:
     """Check the task specs in PATHS (files, or folders searched recursively for *.yaml).

@@ -144,3 +144,18 @@ def test_validate_list_prints_one_line_per_spec(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == [
         "travel-flight-oneway\ttravel\thttp://127.0.0.1:8801/\t3 intercept rules",
         f"clawrec: 1 spec OK ({path.parent})"]
+
+
+def test_site_placeholders_are_accepted_where_urls_go(tmp_path):
+    path = tmp_path / "demo-travel.yaml"
+    path.write_text("version: 1\nid: demo-travel\ninstruction: Book on {sites.travel}.\nstart_url: '{sites.travel}'\n"
+                    "intercept:\n  - url: '{sites.travel}api/bookings*'\n    method: POST\n"
+                    "  - url_regex: '{sites.shop}api/pay/\\d+'\n")
+    spec = load_spec(path)
+    assert spec.start_url == "{sites.travel}" and spec.intercept[0].url == "{sites.travel}api/bookings*"
+    bad = tmp_path / "demo-bad.yaml"
+    bad.write_text("version: 1\nid: demo-bad\ninstruction: x\nstart_url: '{sites.travel'\n")
+    with pytest.raises(SpecError) as err:
+        load_spec(bad)
+    assert [str(p) for p in err.value.problems] == [
+        f"{bad}:4: start_url: must be an http:// or https:// URL (or about:blank), got '{{sites.travel'"]

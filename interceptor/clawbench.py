@@ -1,0 +1,273 @@
+"""Convert ClawBench task.json data into v1 spec data (pure functions; the CLI does the file I/O).
+
+What changes on the way (each conversion also lists its changes under `clawbench.notes` in the spec):
+- `eval_schema.url_pattern` is an unanchored regex matched with `re.search`; clawrec matches `url_regex` with
+  `re.fullmatch`, so the pattern `p` becomes `(?s:.*)(?:p)(?s:.*)` (leading inline flags such as `(?i)` are kept
+  in front). A URL matches the new pattern with fullmatch exactly when `re.search(p, url)` finds something.
+- The placeholder `__PLACEHOLDER_WILL_NOT_MATCH__` becomes a spec with no intercept rule, and a warning.
+- `method` → `method` (upper-cased), `body` (flat key → constant) → `equals`, `params` → `query`.
+- `time_limit` (minutes) → `limits.time_s`.
+- `metadata.metaclass` (27 values) → `category`, one of the paper's 8 groups (METACLASS_CATEGORY).
+- `extra_info[].path` (relative to the task folder) → `files`, copied to `files/<id>/<path>` next to the spec;
+  a file that does not exist is left out, with a warning and a note.
+- `judge_context` → `judge_context`; `metadata`, the original `eval_schema`, `time_limit` and `extra_info` are
+  kept verbatim under `clawbench`.
+- id: a string `metadata.task_id` slugified; a numeric one follows ClawBench's folder convention
+  `{task_id:03d}-{metaclass}-{class}-{platform}`; without a task_id, the task folder's name slugified.
+- start_url (ClawBench has none): `https://<site>/` for the first domain in `metadata.sites_involved` (else a
+  `metadata.platform` that is a domain), else the host at the start of `url_pattern`, else `about:blank`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from interceptor.spec import CATEGORIES, SPEC_VERSION
+from interceptor.spec_check import FieldChecker, kind
+from interceptor.yaml_source import LineMap, Problem, SpecError, dotted
+
+PLACEHOLDER = "__PLACEHOLDER_WILL_NOT_MATCH__"
+TASK_KEYS = ("$schema", "metadata", "instruction", "eval_schema", "time_limit", "extra_info", "judge_context")
+EVAL_KEYS = ("url_pattern", "method", "body", "params")
+
+# ClawBench's metaclasses (docs/test_cases.md, 27 groups) → the paper's 8 category groups.
+METACLASS_CATEGORY = {
+    "daily-life": "daily", "home-services": "daily", "beauty-personal": "daily", "shopping-commerce": "daily",
+    "personal-management": "daily", "automotive-vehicle": "daily", "automation-workflows": "daily",
+    "government-civic": "daily", "deletion-revocation": "daily",
+    "finance-investment": "finance",
+    "office-secretary": "work", "job-search": "work", "creation-init": "work",
+    "dev-tech": "dev",
+    "academia-research": "academic", "education-learning": "academic",
+    "travel-outdoor": "travel", "travel-general": "travel", "travel-flights": "travel", "travel-train": "travel",
+    "travel-camping": "travel", "travel-bus": "travel",
+    "rating-voting": "social", "entertainment-hobbies": "social", "entertainment-gaming": "social",
+    "nonprofit-charity": "social",
+    "pet-animal": "pets",
+}
+_PREFIX_CATEGORY = (("travel", "travel"), ("pet", "pets"), ("financ", "finance"), ("dev", "dev"),
+                    ("academ", "academic"), ("educat", "academic"), ("job", "work"), ("office", "work"),
+                    ("social", "social"), ("entertain", "social"))
+_DOMAIN = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}")
+_PATTERN_HOST = re.compile(r"\^?(?:https\?|https|http)?(?::\\?/\\?/)?((?:[A-Za-z0-9-]+(?:\\\.|\.))+[A-Za-z]{2,})")
+_LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+def search_to_fullmatch(pattern: str) -> str:
+    """Rewrite an unanchored `re.search` pattern so that `re.fullmatch` accepts exactly the same strings."""
+    flags = ""
+    while m := _LEADING_FLAGS.match(pattern):
+        flags, pattern = flags + m.group(0), pattern[m.end():]
+    return f"{flags}(?s:.*)(?:{pattern})(?s:.*)"
+
+
+def slugify(text: str) -> str:
+    """ASCII, lower case, runs of other characters as '-': usable as a spec id and a file name."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9._]+", "-", ascii_text.lower()).strip("-._") or "task"
+
+
+def category_for(metaclass: Any) -> str | None:
+    """The paper's group for a ClawBench metaclass; None when it cannot be told (the caller warns)."""
+    if not isinstance(metaclass, str):
+        return None
+    key = metaclass.strip().lower()
+    if key in METACLASS_CATEGORY:
+        return METACLASS_CATEGORY[key]
+    if key in CATEGORIES:
+        return key
+    return next((cat for prefix, cat in _PREFIX_CATEGORY if key.startswith(prefix)), None)
+
+
+def task_id_for(metadata: dict, folder_name: str) -> str:
+    task_id = metadata.get("task_id")
+    if isinstance(task_id, str) and task_id.strip():
+        return slugify(task_id)
+    if isinstance(task_id, int) and not isinstance(task_id, bool):
+        parts = [f"{task_id:03d}"] + [str(metadata[k]) for k in ("metaclass", "class", "platform")
+                                      if isinstance(metadata.get(k), str) and metadata[k].strip()]
+        return slugify("-".join(parts))
+    return slugify(folder_name)
+
+
+def host_from_pattern(pattern: str) -> str | None:
+    """The literal host a url_pattern starts with (`post\\.craigslist\\.org/k/` → post.craigslist.org)."""
+    m = _PATTERN_HOST.match(pattern)
+    if not m or pattern[m.end():][:1] not in ("", "/", ":", "\\"):
+        return None
+    return m.group(1).replace("\\.", ".")
+
+
+def start_url_for(metadata: dict, url_pattern: str | None) -> tuple[str, str | None]:
+    """(start_url, where it came from; None for about:blank)."""
+    sites = metadata.get("sites_involved")
+    for site in sites if isinstance(sites, list) else []:
+        if isinstance(site, str):
+            host = re.sub(r"^[a-z]+://", "", site.strip()).split("/")[0]
+            if _DOMAIN.fullmatch(host):
+                return f"https://{host}/", "metadata.sites_involved"
+    platform = metadata.get("platform")
+    if isinstance(platform, str) and _DOMAIN.fullmatch(platform.strip()):
+        return f"https://{platform.strip()}/", "metadata.platform"
+    host = host_from_pattern(url_pattern) if url_pattern and url_pattern != PLACEHOLDER else None
+    if host:
+        return f"https://{host}/", "the host of eval_schema.url_pattern"
+    return "about:blank", None
+
+
+@dataclass
+class Conversion:
+    """One converted task: the spec data, the files to copy and the warnings for the user."""
+
+    id: str
+    spec: dict[str, Any]
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (path in the task folder, path next to the spec)
+    warnings: list[Problem] = field(default_factory=list)
+    has_rule: bool = True
+
+
+def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: LineMap | None = None,
+                 file_exists: Callable[[str], bool] = lambda _p: False) -> Conversion:
+    """Convert parsed task.json data. `file` names the input in messages, `source` is stored in the spec,
+    `file_exists(rel)` says whether an extra_info path exists in the task folder. Raises SpecError."""
+    c = FieldChecker(file, lines or LineMap())
+    warnings: list[Problem] = []
+
+    def warn(path: tuple, message: str) -> None:
+        warnings.append(Problem(file, c.lines.line(path), dotted(path), f"warning: {message}"))
+
+    doc = c.mapping(task, (), required=("instruction", "eval_schema", "time_limit"))
+    if doc is None:
+        raise SpecError(c.problems)
+    for key in doc:
+        if isinstance(key, str) and key not in TASK_KEYS:
+            warn((key,), "not a ClawBench task.json key; kept under clawbench.other")
+    instruction = c.string(doc["instruction"], ("instruction",)) if "instruction" in doc else None
+    metadata = c.mapping(doc.get("metadata", {}), ("metadata",)) or {}
+    schema = c.mapping(doc["eval_schema"], ("eval_schema",), known=EVAL_KEYS, required=("url_pattern",)) \
+        if "eval_schema" in doc else None
+    minutes = c.number(doc["time_limit"], ("time_limit",), integer=False) if "time_limit" in doc else None
+    extra = doc.get("extra_info", [])
+    if not isinstance(extra, list):
+        c.bad(("extra_info",), f"must be a list of {{path, description}}, got {kind(extra)}")
+        extra = []
+    judge_context = c.string_map(doc["judge_context"], ("judge_context",)) if "judge_context" in doc else {}
+    rule, url_pattern = _rule(c, schema or {}, warn)
+    ident = task_id_for(metadata, folder_name)
+    copies, files = _files(c, extra, ident, file_exists, warn)
+    if c.problems:
+        raise SpecError(c.problems)
+
+    notes = []
+    category = category_for(metadata.get("metaclass"))
+    if category is None:
+        category = "daily"
+        metaclass = metadata.get("metaclass")
+        what = f"metaclass {metaclass!r} has no category group" if metaclass else "no metadata.metaclass"
+        warn(("metadata", "metaclass"), f"{what}; category is 'daily'")
+    start_url, origin = start_url_for(metadata, url_pattern)
+    if origin:
+        notes.append(f"start_url derived from {origin}")
+    else:
+        notes.append("start_url is about:blank: no site in metadata or url_pattern")
+        warn(("metadata",), "no site in metadata.sites_involved, metadata.platform or url_pattern; "
+                            "start_url is about:blank")
+    if rule is None:
+        notes.append("eval_schema.url_pattern is the placeholder: nothing is intercepted")
+    else:
+        notes.append("url_regex is eval_schema.url_pattern wrapped for re.fullmatch (ClawBench uses re.search)")
+    notes += [f"{w.field} not copied: {w.message.removeprefix('warning: ')}" for w in warnings
+              if w.field.startswith("extra_info.")]
+
+    spec: dict[str, Any] = {"version": SPEC_VERSION, "id": ident, "category": category, "instruction": instruction,
+                            "start_url": start_url}
+    if files:
+        spec["files"] = files
+    seconds = minutes * 60
+    spec["limits"] = {"time_s": int(seconds) if float(seconds).is_integer() else seconds}
+    if rule is not None:
+        spec["intercept"] = [rule]
+    if judge_context:
+        spec["judge_context"] = dict(judge_context)
+    kept = {"source": source, "metadata": metadata, "eval_schema": schema, "time_limit": minutes}
+    if extra:
+        kept["extra_info"] = extra
+    other = {k: v for k, v in doc.items() if k not in TASK_KEYS}
+    if other:
+        kept["other"] = other
+    kept["notes"] = notes
+    spec["clawbench"] = kept
+    return Conversion(id=ident, spec=spec, copies=copies, warnings=warnings, has_rule=rule is not None)
+
+
+def _rule(c: FieldChecker, schema: dict, warn: Callable) -> tuple[dict | None, str | None]:
+    path = ("eval_schema",)
+    pattern = c.string(schema["url_pattern"], path + ("url_pattern",)) if "url_pattern" in schema else None
+    if pattern == PLACEHOLDER:
+        warn(path + ("url_pattern",), f"{PLACEHOLDER}: the spec gets no intercept rule (nothing will be blocked)")
+        return None, pattern
+    rule: dict[str, Any] = {}
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+            rule["url_regex"] = search_to_fullmatch(pattern)
+        except (re.error, OverflowError, RecursionError, ValueError) as exc:
+            c.bad(path + ("url_pattern",), f"bad regex: {exc}")
+    if "method" in schema:
+        methods = c.check_methods(schema["method"], path + ("method",), websocket=False)
+        if methods:
+            rule["method"] = methods[0] if len(methods) == 1 else list(methods)
+    for key, target in (("body", "equals"), ("params", "query")):
+        value = c.mapping(schema[key], path + (key,)) if key in schema else None
+        if value:
+            rule[target] = dict(value)
+            for name in value:
+                if key == "body" and isinstance(name, str) and "." in name:
+                    warn(path + (key, name), f"key {name!r} contains '.', which clawrec reads as a nested path")
+    return rule, pattern
+
+
+def _files(c: FieldChecker, extra: list, ident: str, file_exists: Callable[[str], bool],
+           warn: Callable) -> tuple[list[tuple[str, str]], list[str]]:
+    copies, files = [], []
+    for i, item in enumerate(extra):
+        entry = c.mapping(item, ("extra_info", i), known=("path", "description"), required=("path",))
+        if entry is None or "path" not in entry:
+            continue
+        rel = c.string(entry["path"], ("extra_info", i, "path"))
+        if rel is None:
+            continue
+        parts = PurePosixPath(rel).parts
+        if PurePosixPath(rel).is_absolute() or ".." in parts:
+            warn(("extra_info", i, "path"), f"{rel} leaves the task folder; left out of files")
+        elif not file_exists(rel):
+            warn(("extra_info", i, "path"), f"file not found: {rel}; left out of files")
+        else:
+            dest = str(PurePosixPath("files", ident, *parts))
+            copies.append((rel, dest))
+            files.append(dest)
+    return copies, files
+
+
+class _Dumper(yaml.SafeDumper):
+    """Readable output: multi-line strings as `|` blocks, keys in spec order."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_spec(spec: dict[str, Any], header: str = "") -> str:
+    body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
+    return "".join(f"# {line}\n" for line in header.splitlines()) + body
