@@ -84,7 +84,8 @@ def normalize(api: str, body: dict[str, Any]) -> list[Message]:
             for block in content or []:
                 kind = block.get("type")
                 if kind == "tool_result":
-                    out.append(Message("tool", _text_of(block.get("content")), tool_call_id=block.get("tool_use_id", "")))
+                    out.append(Message("tool", _text_of(block.get("content")),
+                                       tool_call_id=block.get("tool_use_id", "")))
                 elif kind == "tool_use":
                     calls.append(ToolCall(block.get("name", ""), _args(block.get("input")), block.get("id", "")))
                 elif kind == "text":
@@ -143,11 +144,13 @@ class History:
     def tools(self) -> list[str]:
         return tool_names(self.api, self.request)
 
+    def tool_results(self) -> list[str]:
+        """Every tool result's text in this conversation, oldest first."""
+        return [m.text for m in self.messages if m.role == "tool"]
+
     def last_tool_result(self) -> str:
-        for m in reversed(self.messages):
-            if m.role == "tool":
-                return m.text
-        return ""
+        results = self.tool_results()
+        return results[-1] if results else ""
 
     def last_user_text(self) -> str:
         for m in reversed(self.messages):
@@ -156,8 +159,12 @@ class History:
         return ""
 
     def find_ref(self, role: str, name: str | None = None, *, text: str | None = None, exact: bool = False) -> str:
-        """The ref of `- role "name" [ref=eN]` in the latest tool result (or `text`); '' when absent."""
-        return find_ref(self.last_tool_result() if text is None else text, role, name, exact=exact)
+        """The ref of `- role "name" [ref=eN]` in the newest tool result holding one (or in `text`); '' if none."""
+        for result in [text] if text is not None else reversed(self.tool_results()):
+            ref = find_ref(result, role, name, exact=exact)
+            if ref:
+                return ref
+        return ""
 
 
 def find_ref(snapshot: str, role: str, name: str | None = None, *, exact: bool = False) -> str:
@@ -180,7 +187,7 @@ Script = Callable[[dict[str, Any], History], Turn]
 
 
 def steps(*items: Step, after: Step | None = None) -> Script:
-    """A script playing items[history.step]: each item is a Turn or `history -> Turn`; then `after` (default: "Done.")."""
+    """A script playing items[history.step] (a Turn or `history -> Turn`), then `after` (default: "Done.")."""
 
     def script(request: dict[str, Any], history: History) -> Turn:
         item = items[history.step] if history.step < len(items) else (after or Turn(text="Done."))

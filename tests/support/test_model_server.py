@@ -12,7 +12,8 @@ import pytest
 from tests.support.model_script import History, ToolCall, Turn, find_ref, steps
 from tests.support.model_server import ModelServer
 
-SNAPSHOT = '- generic [ref=e2]:\n  - textbox "From" [ref=e12]\n  - textbox "To city" [ref=e13]\n  - button "Search" [ref=e14]'
+SNAPSHOT = ('- generic [ref=e2]:\n  - textbox "From" [ref=e12]\n  - textbox "To city" [ref=e13]\n'
+            '  - button "Search" [ref=e14]')
 
 
 def post(url: str, body: dict, headers: dict | None = None) -> tuple[int, str]:

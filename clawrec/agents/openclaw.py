@@ -1,0 +1,192 @@
+"""`openclaw`: the real OpenClaw agent (npm, Node 24) attached to our instrumented Chromium.
+
+Why a subprocess per run with its own state dir: `openclaw agent exec` is OpenClaw's headless one-turn entry point;
+it owns its state dir exclusively, so two runs never share one. Everything it writes (config, state, SQLite
+transcript, logs, stdout/stderr) stays under <run_dir>/openclaw/. Its transcript is turned into agent.jsonl while
+it runs; cancelling run() kills its whole process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import os
+import shutil
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.openclaw_config import build_config, find_install, resolve_provider, write_config
+from clawrec.agents.openclaw_transcript import Record, TranscriptReader
+
+POLL_S = 0.25
+DEFAULT_TIMEOUT_S = 1800
+UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only reads files below this root
+
+
+def _own_group_dying_with_parent() -> None:
+    """preexec_fn: a new process group (killed as one), and SIGKILL if clawrec dies first."""
+    os.setpgrp()
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def build_prompt(ctx: AgentContext, files: list[str]) -> str:
+    """The one message OpenClaw gets: instruction, start URL, the user's info, and uploadable file paths."""
+    task = ctx.task
+    lines = [task.instruction.strip(), "", f"Start at: {task.start_url}",
+             "A browser is already open for you: use the `browser` tool (navigate, snapshot, act, upload) on it."]
+    if task.user:
+        lines += ["", "Information about me that you may use:"]
+        lines += [f"- {key}: {value}" for key, value in task.user.items()]
+    if files:
+        lines += ["", "Files I provide (upload them with the browser tool, action `upload`, using these paths):"]
+        lines += [f"- {path}" for path in files]
+    lines += ["", "Do the whole task in the browser, then reply with one short sentence saying what you did."]
+    return "\n".join(lines) + "\n"
+
+
+def stage_uploads(files: list[str], run_id: str) -> tuple[list[str], Path | None]:
+    """Copy the task's files below OpenClaw's upload root (its upload action refuses other paths)."""
+    if not files:
+        return [], None
+    folder = UPLOAD_ROOT / f"clawrec-{run_id}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = []
+        for i, src in enumerate(files):
+            dest = folder / (Path(src).name if Path(src).name not in {Path(s).name for s in files[:i]}
+                             else f"{i}-{Path(src).name}")
+            shutil.copyfile(src, dest)
+            staged.append(str(dest))
+        return staged, folder
+    except OSError:  # cannot stage: give the original paths and let OpenClaw say why it refuses them
+        shutil.rmtree(folder, ignore_errors=True)
+        return list(files), None
+
+
+class OpenClawAgent:
+    """Runs `openclaw agent exec` once against the run's browser and model provider."""
+
+    name = "openclaw"
+
+    def check(self, ctx: AgentContext) -> None:
+        """Fail before the browser starts: not installed, bad --model, or no key → AgentSetupError (exit 2)."""
+        find_install(ctx.options.get("openclaw_dir"))
+        resolve_provider(ctx.model)
+
+    async def run(self, ctx: AgentContext) -> AgentResult:
+        install = find_install(ctx.options.get("openclaw_dir"))
+        provider = resolve_provider(ctx.model)
+        base = Path(ctx.run_dir) / "openclaw"
+        state, workspace, home = base / "state", base / "workspace", base / "home"
+        for folder in (state, workspace, home):
+            folder.mkdir(parents=True, exist_ok=True)
+        config_path = write_config(state, build_config(provider=provider, cdp_url=ctx.cdp_url, workspace=workspace,
+                                                       log_file=base / "openclaw.log"))
+        files, staged_dir = stage_uploads(list(ctx.task.files), uuid.uuid4().hex[:12])
+        prompt_path = base / "prompt.txt"
+        prompt_path.write_text(build_prompt(ctx, files), encoding="utf-8")
+        limits = ctx.task.limits or {}
+        timeout_s = int(ctx.options.get("openclaw_timeout_s") or limits.get("time_s") or DEFAULT_TIMEOUT_S)
+        max_steps = int(limits.get("steps") or 0)
+        argv = [str(install.node_bin / "node"), str(install.cli), "agent", "exec", "--config", str(config_path),
+                "--state-dir", str(state), "--cwd", str(workspace), "--json", "--timeout", str(timeout_s),
+                "--message-file", str(prompt_path)]
+        env = {**os.environ, "PATH": f"{install.node_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+               "HOME": str(home), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
+               "NO_COLOR": "1", "FORCE_COLOR": "0"}
+        ctx.log("system", f"openclaw {install.version} agent exec, model {provider.name}/{provider.model_id}",
+                tool="openclaw", base_url=provider.base_url, api=provider.api)
+        reader = TranscriptReader(state)
+        tool_calls = 0
+
+        def drain() -> int:
+            count = 0
+            for rec in reader.new_records():
+                self._emit(ctx, rec)
+                count += rec.role == "tool_call"
+            return count
+
+        with open(base / "stdout.json", "wb") as out, open(base / "stderr.log", "wb") as err:
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv, stdout=out, stderr=err, stdin=asyncio.subprocess.DEVNULL, cwd=str(workspace), env=env,
+                    preexec_fn=_own_group_dying_with_parent)
+            except OSError as exc:
+                raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
+        stopped = ""
+        try:
+            while proc.returncode is None:
+                try:
+                    await asyncio.wait_for(proc.wait(), POLL_S)
+                except asyncio.TimeoutError:
+                    pass
+                tool_calls += drain()
+                if proc.returncode is None and ctx.stop.is_set():
+                    stopped = "stopped by the run"
+                elif proc.returncode is None and max_steps and tool_calls >= max_steps:
+                    stopped = f"step limit ({max_steps} tool calls) reached"
+                if stopped and proc.returncode is None:
+                    await self._kill(proc)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._kill(proc))
+            drain()
+            raise
+        finally:
+            if proc.returncode is None:
+                await asyncio.shield(self._kill(proc))
+            if staged_dir:
+                shutil.rmtree(staged_dir, ignore_errors=True)
+        tool_calls += drain()
+        return self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
+
+    @staticmethod
+    def _emit(ctx: AgentContext, rec: Record) -> None:
+        fields = dict(rec.fields)
+        t0 = ctx.options.get("t0")  # epoch of the run clock, when the pipeline shares it
+        if t0 and fields.get("epoch"):
+            fields["t"] = round(fields["epoch"] - float(t0), 6)
+        ctx.log(rec.role, rec.content, **fields)
+
+    @staticmethod
+    async def _kill(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
+        """SIGTERM the process group, SIGKILL it after `grace` seconds (by PID, never by name)."""
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                await asyncio.wait_for(proc.wait(), wait)
+                break
+            except asyncio.TimeoutError:
+                continue
+        try:  # children left in the group after the leader exited
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    @staticmethod
+    def _result(code: int | None, stdout_path: Path, steps: int, stopped: str, timeout_s: int) -> AgentResult:
+        envelope: dict[str, Any] = {}
+        try:
+            text = stdout_path.read_text(encoding="utf-8", errors="replace").strip()
+            envelope = json.loads(text[text.find("{"):]) if "{" in text else {}
+        except (OSError, ValueError):
+            envelope = {}
+        usage = envelope.get("usage") or {}
+        steps = int((envelope.get("toolSummary") or {}).get("calls") or steps)
+        if stopped:
+            return AgentResult(status="ok", message=f"OpenClaw {stopped}", steps=steps, usage=usage)
+        if code == 0:
+            return AgentResult(status="ok", message=str(envelope.get("final") or "")[:500], steps=steps, usage=usage)
+        error = (envelope.get("error") or {}).get("message") or ""
+        if code == 2:
+            return AgentResult(status="timeout", message=f"OpenClaw timed out after {timeout_s}s", steps=steps,
+                               usage=usage)
+        reason = f"exit {code}" if code is not None and code >= 0 else f"killed by signal {-(code or 0)}"
+        return AgentResult(status="error", message=f"OpenClaw failed ({reason})" + (f": {error}" if error else ""),
+                           steps=steps, usage=usage)

