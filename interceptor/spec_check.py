@@ -269,9 +269,10 @@ class FieldChecker:
                        json=value.get("json"), body=body if isinstance(body, str) else None)
 
 
-def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | None = None) -> tuple[list[Problem],
-                                                                                                   Spec | None]:
-    """Check parsed spec data; returns (problems, Spec or None). `spec_path` is the real path (file name, folder)."""
+def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | None = None,
+                    raw: bytes | None = None) -> tuple[list[Problem], Spec | None]:
+    """Check parsed spec data; returns (problems, Spec or None). `spec_path` is the real path (file name, folder);
+    `raw` the file's bytes (for `sha256`; read from `spec_path` when not given)."""
     c = FieldChecker(file, lines or LineMap())
     doc = c.mapping(data, (), known=TOP_KEYS, required=REQUIRED)
     if doc is None:
@@ -307,8 +308,9 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     environment = c.check_environment(doc["environment"]) if "environment" in doc else Environment()
     if c.problems:
         return c.problems, None
-    raw_bytes = spec_path.read_bytes() if spec_path.is_file() else b""
-    return [], Spec(path=spec_path.resolve(), sha256=hashlib.sha256(raw_bytes).hexdigest(), id=ident,
+    if raw is None:
+        raw = spec_path.read_bytes() if spec_path.is_file() else b""
+    return [], Spec(path=spec_path.resolve(), sha256=hashlib.sha256(raw).hexdigest(), id=ident,
                     instruction=instruction, start_url=start_url, category=category, user=dict(user),
                     files=resolved_files, limits=limits, intercept=rules, verify=verify, expect=dict(expect),
                     volatile=volatile, reference=reference, environment=environment, raw=doc,
@@ -323,7 +325,7 @@ def load_spec(path: str | Path) -> Spec:
     except OSError as exc:
         raise SpecError([Problem(str(path), None, "path", exc.strerror or str(exc))]) from None
     source = read_yaml(raw, str(path))
-    problems, spec = check_spec_data(source.data, file=str(path), spec_path=path, lines=source.lines)
+    problems, spec = check_spec_data(source.data, file=str(path), spec_path=path, lines=source.lines, raw=raw)
     problems = sorted(source.problems + problems, key=lambda p: (p.line or 0))
     if problems or spec is None:
         raise SpecError(problems)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from clawrec.errors import UsageError
+from clawrec.errors import ClawrecError, UsageError
 from interceptor.clawbench import Conversion, convert_task, dump_spec
 from interceptor.spec_check import SpecError, load_spec
 from interceptor.yaml_source import LineMap, Problem, read_yaml
@@ -89,14 +89,21 @@ def import_clawbench(ctx: click.Context, src: Path, out: Path) -> None:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
             continue
+        except OSError as exc:
+            failed += 1
+            click.echo(f"{path}: path: cannot read: {exc.strerror or exc}", err=True)
+            continue
         for warning in conv.warnings:
             click.echo(str(warning), err=True)
         if conv.id in written:
             failed += 1
             click.echo(f"{path}: id: two tasks convert to the id '{conv.id}' (also {written[conv.id]})", err=True)
             continue
-        out.mkdir(parents=True, exist_ok=True)
-        spec_path = write_spec(conv, path.parent, out, conv.spec["clawbench"]["source"])
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            spec_path = write_spec(conv, path.parent, out, conv.spec["clawbench"]["source"])
+        except OSError as exc:
+            raise ClawrecError(f"cannot write into {out}: {exc.strerror or exc}") from None
         try:
             load_spec(spec_path)
         except SpecError as exc:  # a converter bug: say so rather than leave a bad spec unnoticed
