@@ -1,0 +1,58 @@
+"""`clawrec run TASK.yaml --agent NAME`: one task, one agent, one instrumented browser, one run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clawrec.errors import ClawrecError
+from clawrec.pipeline import RunRequest, run as run_task
+
+
+@click.command("run")
+@click.argument("task", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--agent", "agent", required=True,
+              help="command | claude | replay | openclaw | human, or a name from the clawrec.agents entry points.")
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the run here (new or empty directory).")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
+              show_default=True, help="Parent of the run directory (RUNS_DIR/<task id>/<time>-<agent>-<id>).")
+@click.option("--headless", is_flag=True, help="No display, no video (Chromium --headless=new).")
+@click.option("--no-video", is_flag=True, help="Do not record video.mp4.")
+@click.option("--model", help="Model for LLM agents, e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.4-mini.")
+@click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
+              help="Reference run to judge against (default: the spec's `reference`).")
+@click.option("--agent-cmd", help="The program of agent `command` (a shell command line).")
+@click.option("--from", "replay_from", type=click.Path(file_okay=False, path_type=Path),
+              help="The recorded run agent `replay` re-enacts.")
+@click.option("--grace", type=float, default=0.5, show_default=True,
+              help="Seconds the agent may go on after the terminal request is caught.")
+@click.option("--time-limit", type=float, help="Seconds before the run stops (default: the spec's limits.time_s).")
+@click.option("--serve-sites", is_flag=True,
+              help="Serve the local demo sites for this run and fill the spec's {sites.NAME} placeholders "
+                   "(or set CLAWREC_SITES to the JSON line `clawrec sites serve` prints).")
+@click.option("--no-judge", is_flag=True, help="Do not judge the run against its reference.")
+def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, no_video: bool,
+        model: str | None, reference: Path | None, agent_cmd: str | None, replay_from: Path | None, grace: float,
+        time_limit: float | None, serve_sites: bool, no_judge: bool) -> int:
+    """Run TASK.yaml with an agent; block only its terminal submission; record the five layers.
+
+    Exit 0 when the run finished (whatever the agent achieved), 2 on bad input, 1 when the infrastructure failed.
+    The last line printed is the run directory.
+    """
+    req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
+                     video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
+                     replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
+                     judge=not no_judge)
+    outcome = run_task(req)
+    n = len(outcome.catches)
+    click.echo(f"status: {outcome.status} ({outcome.stop_reason})" + (f"; {n} request(s) caught" if n else ""))
+    if outcome.verdict:
+        click.echo(f"verdict: {outcome.verdict.get('verdict')} ({outcome.verdict.get('judge')} judge)")
+    click.echo(str(outcome.run_dir))
+    if outcome.exit_code:
+        err = ClawrecError(outcome.message or f"run ended with status {outcome.status}")
+        err.exit_code = outcome.exit_code  # main() prints it as one line `clawrec: …` on stderr
+        raise err
+    return 0

@@ -1,0 +1,270 @@
+"""One run (DESIGN.md "One run, as data flows"): spec → sites → recorder → interceptor → start page → agent → stop.
+
+Why one function owns the order: the interceptor must be attached before the first navigation, the agent must be
+stopped before the layers are finalized, and the manifest must be written on every path (the Recording writes it
+at start, at finalize and on signals). Bad input is detected before anything starts (UsageError, exit 2); an agent
+that fails is an outcome (status agent_error, exit 0); a layer that fails is an infrastructure failure (exit 1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.registry import create_agent
+from clawrec.errors import UsageError
+from clawrec.taskfile import expand_sites, has_placeholders, load_task, sites_from_env, task_info
+
+AGENT_STOP_TIMEOUT = 10.0   # seconds an agent gets to end after cancellation before the run goes on without it
+SETTLE = 1.0                # after the agent ends: how long a last in-flight submission may take to be caught
+
+
+@dataclass
+class RunRequest:
+    spec_path: str
+    agent: str
+    run_dir: Path | None = None
+    runs_dir: Path = Path("runs")
+    headless: bool = False
+    video: bool = True
+    model: str | None = None
+    reference: Path | None = None
+    agent_cmd: str | None = None
+    replay_from: Path | None = None
+    grace: float = 0.5
+    serve_sites: bool = False
+    sites: dict[str, str] | None = None   # base URLs of sites already served (tests, CLAWREC_SITES)
+    time_limit: float | None = None       # overrides the spec's limits.time_s
+    judge: bool = True
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    status: str
+    stop_reason: str
+    exit_code: int = 0
+    message: str = ""                     # the one line printed for a non-zero exit
+    catches: list[dict[str, Any]] = field(default_factory=list)
+    agent_result: AgentResult | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    verdict: dict[str, Any] | None = None
+
+
+def new_run_dir(req: RunRequest, task_id: str) -> Path:
+    """--run-dir as given (must be new or empty), else RUNS_DIR/<task id>/<UTC time>-<agent>-<random>."""
+    if req.run_dir is not None:
+        path = Path(req.run_dir)
+        if path.exists() and any(path.iterdir()):
+            raise UsageError(f"--run-dir {path}: already exists and is not empty")
+        path.mkdir(parents=True, exist_ok=True)
+        return path.resolve()
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    path = Path(req.runs_dir) / task_id / f"{stamp}-{req.agent}-{secrets.token_hex(3)}"
+    path.mkdir(parents=True, exist_ok=False)
+    return path.resolve()
+
+
+def run(req: RunRequest) -> RunOutcome:
+    """Run one task; raises UsageError (exit 2) for bad input found before the run starts."""
+    spec = load_task(req.spec_path)
+    with contextlib.ExitStack() as stack:
+        urls = req.sites
+        if has_placeholders(spec):
+            if urls is None and req.serve_sites:
+                from sites.server import serve_sites
+
+                urls = dict(stack.enter_context(serve_sites()).urls)
+            urls = urls or sites_from_env()
+            if urls is None:
+                raise UsageError(f"{spec.path}: uses {{sites.NAME}} placeholders; pass --serve-sites or set "
+                                 "CLAWREC_SITES to the JSON line `clawrec sites serve` prints")
+            spec = expand_sites(spec, urls)
+        try:
+            agent = create_agent(req.agent)
+        except AgentSetupError as exc:
+            raise UsageError(str(exc)) from None
+        options: dict[str, Any] = {"agent_cmd": req.agent_cmd, "sites": urls or {},
+                                   "replay_from": str(req.replay_from) if req.replay_from else None}
+        ctx = AgentContext(cdp_url="", task=task_info(spec), run_dir=Path("."), log=lambda *a, **k: None,
+                           model=req.model, options=options)
+        check = getattr(agent, "check", None)
+        if callable(check):
+            try:
+                check(ctx)
+            except AgentSetupError as exc:
+                raise UsageError(str(exc)) from None
+        reference = req.reference or spec.reference
+        if req.reference is not None and not Path(req.reference).is_dir():
+            raise UsageError(f"--reference {req.reference}: not a directory")
+        run_dir = new_run_dir(req, spec.id)
+        ctx.run_dir = run_dir
+        outcome = asyncio.run(_run(req, spec, agent, ctx, run_dir, urls))
+        if req.judge and reference is not None and outcome.exit_code == 0:
+            outcome.verdict = _judge(run_dir, spec, Path(reference))
+        return outcome
+
+
+async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
+               urls: dict[str, str] | None) -> RunOutcome:
+    from interceptor.core import Interceptor
+    from recorder.records import RunClock
+    from recorder.session import Recording
+    from clawrec.startpage import open_start_page
+
+    clock = RunClock()
+    video = req.video and not req.headless
+    rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=req.agent, headless=req.headless,
+                    video=video, clock=clock,
+                    flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
+                           "replay_from": ctx.options.get("replay_from")})
+    rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
+    if urls:
+        rec.base["sites"] = dict(urls)
+    (run_dir / "task.json").write_text(json.dumps(ctx.task.to_json(), indent=2, ensure_ascii=False) + "\n")
+    try:
+        await rec.start()
+    except Exception as exc:
+        reason = f"recorder failed to start: {exc}"
+        return RunOutcome(run_dir, "crashed", reason, exit_code=1, message=reason, manifest=rec.manifest or {})
+    assert rec.browser is not None
+    icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill)
+    agent_task: asyncio.Task | None = None
+    status, reason, exit_code, message = "crashed", "", 1, ""
+    result: AgentResult | None = None
+    try:
+        try:
+            await icpt.attach(rec.browser.ws_url)
+            await open_start_page(rec.browser.ws_url, spec.start_url)
+        except Exception as exc:
+            reason = f"could not prepare the browser: {type(exc).__name__}: {exc}"
+            return await _end(rec, icpt, None, "crashed", reason, 1, reason)
+        ctx.cdp_url = rec.browser.http_url
+        ctx.log = rec.agent_log  # type: ignore[assignment]
+        ctx.options["agent_log_path"] = str(rec.agent_log_path)
+        ctx.options["task_file"] = str(run_dir / "task.json")
+        time_limit = float(req.time_limit or spec.limits.time_s)
+        rec.base["agent_start_t"] = clock.now()
+        print(f"clawrec: {req.agent} agent started on {spec.start_url} (run {run_dir})", file=sys.stderr)
+        agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{req.agent}")
+        status, reason, exit_code, message, result = await _supervise(agent_task, ctx, icpt, rec, time_limit,
+                                                                      req.grace, spec.limits.steps)
+        return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
+    except BaseException:  # Ctrl-C or an unexpected error: the manifest is written all the same
+        await asyncio.shield(_end(rec, icpt, agent_task, "crashed", "interrupted", 1, "interrupted", result, ctx))
+        raise
+
+
+async def _supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec: Any, time_limit: float,
+                     grace: float, step_limit: int) -> tuple[str, str, int, str, AgentResult | None]:
+    """Wait for the first stop condition; returns (status, stop reason, exit code, message, agent result)."""
+    caught = asyncio.create_task(icpt.caught.wait())
+    failed = asyncio.create_task(rec.failed.wait())
+    lost = asyncio.create_task(_wait_failure(icpt))
+    waiting = {agent_task, caught, failed, lost}
+    try:
+        done, _ = await asyncio.wait(waiting, timeout=time_limit, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for t in (caught, failed, lost):
+            t.cancel()
+    if icpt.catches or caught in done:
+        return ("intercepted", _catch_reason(icpt), 0, "", await _stop_agent(agent_task, ctx, grace))
+    if failed in done or lost in done:
+        why = "; ".join(rec.failures) or icpt.failure or "a layer failed"
+        return ("crashed", why, 1, f"run crashed: {why}", await _stop_agent(agent_task, ctx, 0))
+    if agent_task in done:
+        with contextlib.suppress(asyncio.TimeoutError):  # a last submission may still be in flight
+            await asyncio.wait_for(icpt.caught.wait(), max(SETTLE, grace))
+        result, err = _agent_outcome(agent_task)
+        if icpt.catches:
+            return ("intercepted", _catch_reason(icpt), 0, "", result)
+        if err is not None:
+            return err + (result,)  # type: ignore[return-value]
+        assert result is not None
+        if result.status != "ok":
+            return ("agent_error", f"agent error: {result.message}", 0, "", result)
+        if step_limit and result.steps >= step_limit:
+            return ("timeout", f"step limit reached ({result.steps} steps)", 0, "", result)
+        return ("ok", f"agent finished without a terminal submission: {result.message}".rstrip(": "), 0, "", result)
+    result = await _stop_agent(agent_task, ctx, 0)
+    if icpt.catches:
+        return ("intercepted", _catch_reason(icpt), 0, "", result)
+    return ("timeout", f"time limit reached ({time_limit:g} s)", 0, "", result)
+
+
+async def _wait_failure(icpt: Any) -> None:
+    while getattr(icpt, "failure", None) is None:
+        await asyncio.sleep(0.1)
+
+
+def _catch_reason(icpt: Any) -> str:
+    first = icpt.catches[0] if icpt.catches else {}
+    return f"terminal request caught: {first.get('method', '')} {first.get('url', '')} ({first.get('rule', '')})"
+
+
+def _agent_outcome(task: asyncio.Task) -> tuple[AgentResult | None, tuple[str, str, int, str] | None]:
+    if task.cancelled():
+        return None, None
+    exc = task.exception()
+    if exc is None:
+        return task.result(), None
+    if isinstance(exc, AgentSetupError):
+        return None, ("agent_error", f"agent could not start: {exc}", 2, str(exc))
+    return None, ("agent_error", f"agent crashed: {type(exc).__name__}: {exc}", 0, "")
+
+
+async def _stop_agent(task: asyncio.Task, ctx: AgentContext, grace: float) -> AgentResult | None:
+    """Ask the agent to stop (ctx.stop), give it `grace` seconds, then cancel it."""
+    ctx.stop.set()
+    if not task.done() and grace > 0:
+        await asyncio.wait({task}, timeout=grace)
+    if not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=AGENT_STOP_TIMEOUT)
+    if task.done() and not task.cancelled() and task.exception() is None:
+        return task.result()
+    return None
+
+
+async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str, reason: str, exit_code: int,
+               message: str, result: AgentResult | None = None, ctx: AgentContext | None = None) -> RunOutcome:
+    if agent_task is not None and not agent_task.done() and ctx is not None:
+        result = await _stop_agent(agent_task, ctx, 0) or result
+    rec.base["stop_t"] = rec.clock.now()
+    if icpt.catches:
+        rec.base["catch_t"] = icpt.catches[0].get("t")
+    if result is not None:
+        rec.base["agent_result"] = {"status": result.status, "message": result.message, "steps": result.steps,
+                                    "usage": result.usage}
+    with contextlib.suppress(Exception):
+        await icpt.close()
+    manifest = await rec.finalize(status, reason)
+    if manifest.get("status") == "crashed" and status != "crashed":  # a layer died under a finished run
+        exit_code, message = 1, f"run crashed: {manifest.get('stop_reason')}"
+    return RunOutcome(rec.run_dir, manifest.get("status", status), manifest.get("stop_reason", reason), exit_code,
+                      message, list(icpt.catches), result, manifest)
+
+
+def _judge(run_dir: Path, spec: Any, reference: Path) -> dict[str, Any] | None:
+    """The payload judge against the reference run (no model needed); None when the judge is not available."""
+    try:
+        from evaluator.payload_judge import judge_payload
+        from evaluator.rundir import RunDir
+        from evaluator.verdict import write_verdict
+    except ImportError:
+        return None
+    try:
+        verdict = judge_payload(RunDir(run_dir), spec, RunDir(reference))
+        write_verdict(run_dir, verdict)
+    except Exception as exc:  # a judge problem must not turn a finished run into a failure
+        print(f"clawrec: judge skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
+    return verdict.to_dict()

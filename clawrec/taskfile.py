@@ -1,0 +1,78 @@
+"""Load a task spec for a run: validate it, fill `{sites.NAME}` placeholders, and derive what the agent may know.
+
+Why here and not in the spec loader: placeholders are a property of the local demo sites (random ports), resolved
+only when a run knows where the sites are served; the spec file itself stays portable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from typing import Any, Mapping
+
+from clawrec.agents.base import TaskInfo
+from clawrec.errors import UsageError
+from interceptor.spec import Spec
+
+SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"travel": "http://127.0.0.1:PORT/", …}
+PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def load_task(path: str) -> Spec:
+    """The validated spec; a bad or unreadable file is one UsageError line (the first problem, and how many more)."""
+    from interceptor.spec_check import SpecError, load_spec
+
+    try:
+        return load_spec(path)
+    except SpecError as exc:
+        problems = [str(p) for p in getattr(exc, "problems", [])] or [str(exc)]
+        more = f" (+{len(problems) - 1} more; see: clawrec validate {path})" if len(problems) > 1 else ""
+        raise UsageError(problems[0] + more) from None
+
+
+def has_placeholders(spec: Spec) -> bool:
+    return bool(PLACEHOLDER.search(json.dumps(spec.raw, default=str)))
+
+
+def sites_from_env() -> dict[str, str] | None:
+    """Base URLs of already running sites from $CLAWREC_SITES (None when unset)."""
+    raw = os.environ.get(SITES_ENV)
+    if not raw:
+        return None
+    try:
+        urls = json.loads(raw)
+    except ValueError:
+        raise UsageError(f"{SITES_ENV} is not JSON (expected the line `clawrec sites serve` prints)") from None
+    if isinstance(urls, dict) and isinstance(urls.get("urls"), dict):
+        urls = urls["urls"]
+    if not isinstance(urls, dict) or not all(isinstance(v, str) for v in urls.values()):
+        raise UsageError(f"{SITES_ENV} must map site names to base URLs, e.g. {{\"travel\": \"http://127.0.0.1:PORT/\"}}")
+    return urls
+
+
+def expand_sites(spec: Spec, urls: Mapping[str, str]) -> Spec:
+    """The spec with `{sites.NAME}` filled in every string (start_url, instruction, rules, user, expect, raw)."""
+    from sites import expand_site_urls
+
+    def fill(value: Any, regex: bool = False) -> Any:
+        if regex and isinstance(value, str):  # a URL put into a regex must match literally
+            return PLACEHOLDER.sub(lambda m: re.escape(expand_site_urls(m.group(0), dict(urls))), value)
+        return expand_site_urls(value, dict(urls))
+
+    try:
+        rules = tuple(dataclasses.replace(r, url=fill(r.url), url_regex=fill(r.url_regex, regex=True),
+                                          equals=fill(r.equals), query=fill(r.query)) for r in spec.intercept)
+        return dataclasses.replace(spec, start_url=fill(spec.start_url), instruction=fill(spec.instruction),
+                                   user=fill(spec.user), expect=fill(spec.expect), intercept=rules,
+                                   verify=fill(spec.verify), raw=fill(spec.raw))
+    except KeyError as exc:
+        raise UsageError(f"{spec.path}: {exc.args[0] if exc.args else exc}") from None
+
+
+def task_info(spec: Spec) -> TaskInfo:
+    """What the agent may know of the task (never the intercept rules)."""
+    return TaskInfo(id=spec.id, instruction=spec.instruction, start_url=spec.start_url, user=dict(spec.user),
+                    files=[str(p) for p in spec.files],
+                    limits={"time_s": spec.limits.time_s, "steps": spec.limits.steps})
