@@ -30,7 +30,7 @@ class CDPClient:
         self.ws_url = ws_url
         self._ws: Any = None
         self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[asyncio.Future, str]] = {}
+        self._pending: dict[int, tuple[asyncio.Future, str, str | None]] = {}
         self._handlers: dict[str, list[Callable[[dict, str | None], None]]] = {}
         self._reader: asyncio.Task | None = None
         self.closed = asyncio.Event()
@@ -50,7 +50,7 @@ class CDPClient:
             raise CDPError(method, "connection closed", "closed")
         msg_id = next(self._ids)
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._pending[msg_id] = (fut, method)
+        self._pending[msg_id] = (fut, method, session_id)
         msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
         if session_id:
             msg["sessionId"] = session_id
@@ -76,6 +76,8 @@ class CDPClient:
                         else:
                             entry[0].set_result(msg.get("result", {}))
                     continue
+                if msg.get("method") == "Target.detachedFromTarget":
+                    self._fail_session(msg.get("params", {}).get("sessionId"))
                 for handler in self._handlers.get(msg.get("method", ""), ()):
                     try:
                         handler(msg.get("params", {}), msg.get("sessionId"))
@@ -85,9 +87,15 @@ class CDPClient:
             pass
         finally:
             self.closed.set()
-            for fut, method in list(self._pending.values()):
+            for fut, method, _ in list(self._pending.values()):
                 if not fut.done():
                     fut.set_exception(CDPError(method, "connection closed", "closed"))
+
+    def _fail_session(self, session_id: str | None) -> None:
+        """A detached session (page closed, crashed) answers nothing more: fail its pending calls now."""
+        for fut, method, sid in list(self._pending.values()):
+            if sid is not None and sid == session_id and not fut.done():
+                fut.set_exception(CDPError(method, "target detached", "closed"))
 
     async def close(self) -> None:
         if self._ws is not None:

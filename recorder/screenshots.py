@@ -35,7 +35,7 @@ def wants_shot(action: dict) -> bool:
 
 class Screenshotter:
     def __init__(self, run_dir: str | Path, clock: RunClock, ws_url: str, quality: int = 80,
-                 timeout: float = 5.0) -> None:
+                 timeout: float = 3.0) -> None:
         self.run_dir = Path(run_dir)
         self.dir = self.run_dir / SCREENSHOTS_DIR
         self.clock = clock
@@ -47,11 +47,12 @@ class Screenshotter:
         self.pages: dict[str, str] = {}      # CDP targetId -> url (pages only)
         self.active: str | None = None       # last page that was switched to or acted in
         self.sessions: dict[str, str] = {}  # targetId -> sessionId on our connection
-        self.queue: asyncio.Queue[dict | None] = asyncio.Queue()
+        self.queues: dict[str, asyncio.Queue] = {}
+        self.workers: dict[str, asyncio.Task] = {}
+        self._seq = 0
         self.count = 0
         self.errors = 0
         self.latencies: list[float] = []     # seconds from the action's t to the capture
-        self._worker: asyncio.Task | None = None
         self.browser_version = ""
 
     async def start(self) -> None:
@@ -65,7 +66,6 @@ class Screenshotter:
         await self.cdp.send("Target.setDiscoverTargets", {"discover": True})
         version = await self.cdp.send("Browser.getVersion")
         self.browser_version = version.get("product", "")
-        self._worker = asyncio.create_task(self._run(), name="recorder-screenshots")
 
     def _on_target(self, params: dict, _session: str | None) -> None:
         info = params.get("targetInfo", {})
@@ -89,8 +89,16 @@ class Screenshotter:
         tid = action.get("target_id")
         if tid in self.pages and action.get("type") in ("tab_switch", "click", "keydown", "load"):
             self.active = tid
-        if wants_shot(action):
-            self.queue.put_nowait(action)
+        if not wants_shot(action):
+            return
+        tid = self._pick_target(action)
+        if str(action.get("url") or self.pages.get(tid or "", "")).startswith("about:blank"):
+            return  # a blank new tab is nothing to see, and capturing it while it waits for a debugger hangs
+        key = tid or ""
+        if key not in self.queues:  # one worker per page: a page that cannot paint never delays the others
+            self.queues[key] = asyncio.Queue()
+            self.workers[key] = asyncio.create_task(self._run(self.queues[key]), name=f"recorder-shots-{key[:8]}")
+        self.queues[key].put_nowait((action, tid))
 
     def _pick_target(self, action: dict) -> str | None:
         tid = action.get("target_id")
@@ -112,45 +120,57 @@ class Screenshotter:
             sid = self.sessions[tid] = res["sessionId"]
         return sid
 
-    async def _run(self) -> None:
+    async def _run(self, queue: asyncio.Queue) -> None:
+        """Capture for the oldest request; requests that queued meanwhile share the next capture (one record
+        and file each), so a burst of actions never builds a backlog that makes every later shot late."""
         while True:
-            action = await self.queue.get()
-            if action is None:
+            items = [await queue.get()]
+            while not queue.empty():
+                items.append(queue.get_nowait())
+            stop = None in items
+            items = [i for i in items if i is not None]
+            if items:
+                await self._capture([a for a, _ in items], items[-1][1])
+            if stop:
                 return
-            await self._capture(action)
 
-    async def _capture(self, action: dict) -> None:
+    async def _capture(self, actions: list[dict], tid: str | None) -> None:
         assert self.index is not None
-        tid = self._pick_target(action)
-        record: dict[str, Any] = {"seq": self.count + self.errors + 1, "action_seq": action.get("seq"),
-                                  "action_type": action.get("type"), "target": tid,
-                                  "url": self.pages.get(tid or "", action.get("url"))}
+        url = self.pages.get(tid or "", actions[-1].get("url"))
         try:
             if tid is None:
                 raise CDPError("Page.captureScreenshot", "no page to capture")
             sid = await self._session(tid)
             res = await self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": self.quality},
                                       session_id=sid, timeout=self.timeout)
-            t = self.clock.now()
+            image, error = base64.b64decode(res["data"]), None
+        except CDPError as exc:
+            image, error = None, str(exc)
+        t = self.clock.now()
+        for action in actions:
+            self._seq += 1
+            record: dict[str, Any] = {"t": t, "seq": self._seq, "action_seq": action.get("seq"),
+                                      "action_type": action.get("type"), "target": tid, "url": url}
+            if image is None:
+                self.errors += 1
+                self.index.write({**record, "path": None, "error": error})
+                continue
+            name = f"{self._seq:06d}.jpg"
+            (self.dir / name).write_bytes(image)
             self.count += 1
-            name = f"{record['seq']:06d}.jpg"
-            (self.dir / name).write_bytes(base64.b64decode(res["data"]))
             if isinstance(action.get("t"), (int, float)):
                 self.latencies.append(max(0.0, t - action["t"]))
-            self.index.write({"t": t, **record, "path": f"{SCREENSHOTS_DIR}/{name}"})
-        except CDPError as exc:
-            self.errors += 1
-            self.index.write({"t": self.clock.now(), **record, "path": None, "error": str(exc)})
+            self.index.write({**record, "path": f"{SCREENSHOTS_DIR}/{name}"})
 
     async def stop(self, drain: float = 3.0) -> None:
         """Take the shots already queued (up to `drain` seconds), then close the connection."""
-        if self._worker is not None:
-            self.queue.put_nowait(None)
-            try:
-                await asyncio.wait_for(self._worker, drain)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                self._worker.cancel()
-            self._worker = None
+        for queue in self.queues.values():
+            queue.put_nowait(None)
+        if self.workers:
+            _, pending = await asyncio.wait(list(self.workers.values()), timeout=drain)
+            for task in pending:
+                task.cancel()
+        self.workers.clear()
         await self.cdp.close()
         if self.index is not None:
             self.index.close()
