@@ -16,15 +16,16 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import anthropic
+from typing import TYPE_CHECKING, Any
 
 from interceptor.spec import Spec
 from evaluator.errors import JudgeError
 from evaluator.judge_tools import TOOL_SPECS, RunTools, overview
 from evaluator.rundir import RunDir
 from evaluator.verdict import SUBMISSION_SCHEMA, Condition, Verdict, check_submission, evidence_from
+
+if TYPE_CHECKING:
+    import anthropic
 
 JUDGE_VERSION = 1
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -112,6 +113,8 @@ class LLMJudge:
     """One judgement with the anthropic Messages API. `client` may be injected (tests use base_url instead)."""
 
     def __init__(self, config: LLMJudgeConfig | None = None, client: anthropic.Anthropic | None = None) -> None:
+        import anthropic  # imported here: the payload judge and the CLI should not pay for the SDK
+
         self.config = config or LLMJudgeConfig()
         cfg = self.config
         if client is None:
@@ -125,6 +128,9 @@ class LLMJudge:
             except anthropic.AnthropicError as exc:
                 raise JudgeError(f"LLM judge: cannot create the anthropic client ({exc}); set ANTHROPIC_API_KEY"
                                  ) from None
+            if not (client.api_key or client.auth_token or client.credentials):
+                raise JudgeError("LLM judge: no Anthropic credentials: set ANTHROPIC_API_KEY (or "
+                                 "ANTHROPIC_AUTH_TOKEN, or an anthropic profile)")
         self.client = client
 
     @property
@@ -149,6 +155,8 @@ class LLMJudge:
 
     # --- the conversation -----------------------------------------------------------------------------------------
     def _create(self, messages: list[dict[str, Any]], force: bool) -> Any:
+        import anthropic
+
         cfg = self.config
         kwargs: dict[str, Any] = {"model": cfg.model, "max_tokens": cfg.max_tokens, "system": SYSTEM,
                                   "messages": messages, "tools": self.tools,
@@ -303,7 +311,7 @@ def _result(tool_use_id: str, text: str, is_error: bool) -> dict[str, Any]:
             **({"is_error": True} if is_error else {})}
 
 
-def _api_message(exc: anthropic.APIStatusError) -> str:
+def _api_message(exc: "anthropic.APIStatusError") -> str:
     body = exc.body if isinstance(exc.body, dict) else {}
     err = body.get("error") if isinstance(body.get("error"), dict) else {}
     return f"{err.get('type', 'error')}: {err.get('message', exc.message)}"

@@ -20,8 +20,8 @@ TRAVEL_SPEC = RUNS / "specs/travel-flight-oneway.yaml"
 
 
 def _cfg(srv, tmp_path, **kw):
-    return LLMJudgeConfig(model="claude-sonnet-4-6", base_url=srv.base_url, api_key="test-key",
-                          cache_dir=tmp_path / "cache", **kw)
+    kw.setdefault("cache_dir", tmp_path / "cache")
+    return LLMJudgeConfig(model="claude-sonnet-4-6", base_url=srv.base_url, api_key="test-key", **kw)
 
 
 def _judge(srv, tmp_path, run="travel/a01-correct", ref="travel/reference", **kw):
@@ -142,3 +142,10 @@ def test_env_vars_select_server_and_key_and_no_reference(tmp_path, monkeypatch):
     assert v.reference is None and any("no reference run" in n for n in v.notes)
     ref_calls = [b for b in all_results(srv) if "no reference run was given" in json.dumps(b)]
     assert ref_calls and all(b.get("is_error") for b in ref_calls)
+
+
+def test_temperature_is_sent_only_when_asked_with_the_legacy_api_version(tmp_path):
+    with ScriptedAnthropic(good_judge) as srv:
+        _judge(srv, tmp_path, temperature=0.0, cache_dir=None)
+    first = srv.requests[0]
+    assert first["body"]["temperature"] == 0.0 and first["headers"]["anthropic-version"] == "2023-06-01"
