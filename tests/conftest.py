@@ -18,3 +18,15 @@ def browser(chromium_path):
     b = launch_browser(headless=True)
     yield b
     b.close()
+
+
+@pytest.fixture(scope="session")
+def sites(tmp_path_factory):
+    """All local sites (sites/server.py) for the whole session: `.urls`, `.records()`, `.wait_for(pred)`.
+
+    Shared by every test: filter records by time (`r["t"] >= start`) or by your own payload, never `clear()`.
+    """
+    from sites.server import serve_sites
+
+    with serve_sites(log_path=tmp_path_factory.mktemp("sites") / "sites.jsonl") as server:
+        yield server
