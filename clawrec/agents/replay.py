@@ -179,7 +179,7 @@ class Player:
             if step.masked:
                 value = (self.ctx.task.user or {}).get("password")
                 if value is None:
-                    raise ReplayError("the recorded run typed a password, and recordings mask passwords; "
+                    raise ReplayError("the recorded run typed a password, and passwords are masked in recordings; "
                                       "add `password` to the task's user info to replay it")
             loc = await self.need(step)
             await loc.fill("" if value is None else str(value), timeout=FIND_TIMEOUT * 1000)

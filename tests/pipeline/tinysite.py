@@ -81,3 +81,25 @@ class TinySite:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def write_spec(folder, site: "TinySite", spec_id: str = "tiny-signup", extra: str = "") -> "Path":
+    """A v1 spec for the tiny site whose terminal request is the signup POST (file named after its id)."""
+    from pathlib import Path
+
+    port = site.url.rsplit(":", 1)[1].rstrip("/")
+    path = Path(folder) / f"{spec_id}.yaml"
+    path.write_text(f"""version: 1
+id: {spec_id}
+category: daily
+instruction: Sign me up for the Pro plan of the newsletter.
+start_url: {site.url}
+user: {{first_name: Alex, last_name: Doe, email: alex@example.com}}
+limits: {{time_s: 120, steps: 50}}
+intercept:
+  - url: "http://127.0.0.1:{port}/api/signup"
+    method: POST
+    fields: [name, email, plan]
+expect: {{plan: pro}}
+{extra}""")
+    return path

@@ -1,9 +1,11 @@
 """A command agent (a plain Playwright script): attaches to CLAWREC_CDP_URL, reads CLAWREC_TASK, fills the signup
-form with the user's info and clicks "Sign up". Appends what it does to CLAWREC_AGENT_LOG."""
+form with the user's info and clicks "Sign up". Appends what it does to CLAWREC_AGENT_LOG.
+`--linger S` keeps it running S seconds after the click (to test that the run stops it)."""
 
 import asyncio
 import json
 import os
+import sys
 import time
 
 from playwright.async_api import async_playwright
@@ -15,9 +17,11 @@ def log(role, content, **fields):
 
 
 async def main():
+    linger = float(sys.argv[sys.argv.index("--linger") + 1]) if "--linger" in sys.argv else 0
     task = json.load(open(os.environ["CLAWREC_TASK"]))
     user = task["user"]
     log("user", task["instruction"])
+    print("agent: cdp", os.environ["CLAWREC_CDP_URL"], flush=True)
     async with async_playwright() as p:
         browser = await p.chromium.connect_over_cdp(os.environ["CLAWREC_CDP_URL"])
         context = browser.contexts[0]
@@ -34,6 +38,9 @@ async def main():
         status = await page.text_content("#status")
         log("tool_result", status, tool="click")
         print("agent: status", status, flush=True)
+        if linger:
+            print("agent: lingering", flush=True)
+            await asyncio.sleep(linger)
         # Do not close the browser: it is the run's browser, not ours.
 
 
