@@ -1,0 +1,276 @@
+"""A thin Chrome DevTools Protocol client on `websockets` (PyPI `pycdp` is an empty wheel).
+
+Why hand-written: the interceptor needs flat sessions, strictly ordered pipelined commands (Fetch on before a paused
+target resumes) and a reader loop that never awaits a handler. One `Connection` owns the websocket; one `Session`
+object per CDP session owns its listeners and pending calls, which die with it.
+
+Errors:
+CDPError(method, session, kind)   kind: "error" (the browser answered an error), "closed" (connection or session
+                                  went away before the answer), "crashed" (the target crashed)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections import defaultdict
+from typing import Any, Callable
+
+import websockets
+from websockets.asyncio.client import connect
+
+log = logging.getLogger("clawrec.cdp")
+
+Handler = Callable[[dict[str, Any]], Any]
+
+
+class CDPError(Exception):
+    """A CDP call failed; created when the command is sent so it always names the method and session."""
+
+    def __init__(self, method: str, session: str | None, kind: str = "error", message: str = "",
+                 code: int | None = None) -> None:
+        self.method, self.session, self.kind, self.code = method, session, kind, code
+        self.message = message
+        where = f" session={session}" if session else ""
+        super().__init__(f"CDP {kind} ({method}{where}): {message}")
+
+
+class Session:
+    """One CDP session (the browser's root session has id None). Listeners and pending calls belong to it."""
+
+    def __init__(self, conn: "Connection", session_id: str | None, target_info: dict[str, Any] | None = None,
+                 parent: "Session | None" = None) -> None:
+        self.conn = conn
+        self.id = session_id
+        self.target_info = dict(target_info or {})
+        self.parent = parent
+        self.closed = False
+        self.crashed = False
+        self.tasks: set[asyncio.Task] = set()
+        self._pending: dict[int, tuple[asyncio.Future, CDPError]] = {}
+        self._listeners: dict[str, list[Handler]] = defaultdict(list)
+
+    @property
+    def target_id(self) -> str:
+        return self.target_info.get("targetId", "")
+
+    @property
+    def target_type(self) -> str:
+        return self.target_info.get("type", "browser" if self.id is None else "")
+
+    def on(self, method: str, handler: Handler) -> None:
+        """Call `handler(params)` for each `method` event. Sync handlers run in the reader loop (must not block);
+        coroutine results are spawned as named tasks, never awaited by the reader."""
+        self._listeners[method].append(handler)
+
+    def send(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future:
+        """Queue a command now (order is kept) and return a future for its result."""
+        err = CDPError(method, self.id, "closed", "session closed before sending")
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        if self.closed or self.conn.closed:
+            fut.set_exception(err)
+            return fut
+        msg_id = next(self.conn._ids)
+        self._pending[msg_id] = (fut, err)
+        self.conn._routes[msg_id] = self
+        msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
+        if self.id is not None:
+            msg["sessionId"] = self.id
+        self.conn._outbox.put_nowait(json.dumps(msg))
+        return fut
+
+    def send_quiet(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future:
+        """Best effort: a failure is logged at debug level, never raised or reported as unretrieved."""
+        fut = self.send(method, params)
+        fut.add_done_callback(_swallow)
+        return fut
+
+    def spawn(self, coro: Any, name: str) -> asyncio.Task:
+        """Run a coroutine beside the reader loop; the task reference is kept until it finishes."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.conn._handler_failed(task.get_name(), task.exception())
+
+    def _resolve(self, msg_id: int, msg: dict[str, Any]) -> None:
+        entry = self._pending.pop(msg_id, None)
+        if entry is None:
+            return
+        fut, err = entry
+        if fut.done():
+            return
+        if "error" in msg:
+            e = msg["error"]
+            err.kind, err.code, err.message = "error", e.get("code"), e.get("message", "")
+            err.args = (f"CDP error ({err.method}{' session=' + err.session if err.session else ''}): "
+                        f"{err.message}",)
+            fut.set_exception(err)
+        else:
+            fut.set_result(msg.get("result", {}))
+
+    def _emit(self, method: str, params: dict[str, Any]) -> None:
+        for handler in list(self._listeners.get(method, ())):
+            try:
+                result = handler(params)
+            except Exception as exc:  # a broken handler must not kill the reader loop; it is reported
+                self.conn._handler_failed(f"{method} handler", exc)
+                continue
+            if asyncio.iscoroutine(result):
+                self.spawn(result, f"cdp:{method}")
+
+    def _close(self, kind: str, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.crashed:
+            kind, reason = "crashed", "target crashed"
+        for msg_id, (fut, err) in list(self._pending.items()):
+            self.conn._routes.pop(msg_id, None)
+            if not fut.done():
+                err.kind, err.message = kind, reason
+                err.args = (f"CDP {kind} ({err.method}): {reason}",)
+                fut.set_exception(err)
+        self._pending.clear()
+        self._listeners.clear()
+
+
+def _swallow(fut: asyncio.Future) -> None:
+    if not fut.cancelled() and fut.exception() is not None:
+        log.debug("best-effort CDP call failed: %s", fut.exception())
+
+
+class Connection:
+    """The websocket to a browser endpoint. `root` is the browser session; child sessions appear on attach."""
+
+    def __init__(self, ws: Any) -> None:
+        self._ws = ws
+        self._ids = itertools.count(1)
+        self._routes: dict[int, Session] = {}
+        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.closed = False
+        self.close_reason = ""
+        self.deliberate = False
+        self.root = Session(self, None)
+        self.sessions: dict[str, Session] = {}
+        self.on_attach: list[Callable[[Session, dict[str, Any]], None]] = []
+        self.on_detach: list[Callable[[Session], None]] = []
+        self.on_close: list[Callable[["Connection"], None]] = []
+        self.on_handler_error: list[Callable[[str, BaseException], None]] = []
+        self._reader: asyncio.Task | None = None
+        self._writer: asyncio.Task | None = None
+
+    @classmethod
+    async def open(cls, ws_url: str, timeout: float = 10.0) -> "Connection":
+        ws = await asyncio.wait_for(connect(ws_url, max_size=None, ping_interval=None, compression=None,
+                                            open_timeout=timeout), timeout)
+        conn = cls(ws)
+        conn._reader = asyncio.get_running_loop().create_task(conn._read(), name="cdp:reader")
+        conn._writer = asyncio.get_running_loop().create_task(conn._write(), name="cdp:writer")
+        return conn
+
+    def session(self, session_id: str | None) -> Session | None:
+        return self.root if session_id is None else self.sessions.get(session_id)
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                data = await self._outbox.get()
+                await self._ws.send(data)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._shutdown(f"write failed: {exc}")
+
+    async def _read(self) -> None:
+        reason = "connection closed by the browser"
+        try:
+            async for raw in self._ws:
+                self._dispatch(json.loads(raw))
+        except websockets.ConnectionClosed as exc:
+            reason = f"connection closed ({exc})"
+        except asyncio.CancelledError:
+            reason = "connection closed by the client"
+        except Exception as exc:  # pragma: no cover - a bug in dispatch must still fail every pending call
+            reason = f"reader failed: {exc!r}"
+            log.exception("CDP reader failed")
+        self._shutdown(reason)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        if "id" in msg:
+            session = self._routes.pop(msg["id"], None)
+            if session is not None:
+                session._resolve(msg["id"], msg)
+            return
+        method, params = msg.get("method", ""), msg.get("params", {})
+        session = self.session(msg.get("sessionId"))
+        if session is None:
+            return
+        if method == "Target.attachedToTarget":
+            child = Session(self, params["sessionId"], params.get("targetInfo"), parent=session)
+            self.sessions[child.id] = child
+            for cb in list(self.on_attach):
+                try:
+                    cb(child, params)
+                except Exception as exc:
+                    self._handler_failed("attach handler", exc)
+        elif method == "Target.detachedFromTarget":
+            child = self.sessions.pop(params.get("sessionId", ""), None)
+            if child is not None:
+                session._emit(method, params)
+                child._close("closed", "target detached")
+                for cb in list(self.on_detach):
+                    try:
+                        cb(child)
+                    except Exception as exc:
+                        self._handler_failed("detach handler", exc)
+                return
+        elif method == "Inspector.targetCrashed":
+            session.crashed = True
+        session._emit(method, params)
+
+    def _handler_failed(self, where: str, exc: BaseException) -> None:
+        log.error("CDP %s failed: %r", where, exc)
+        for cb in list(self.on_handler_error):
+            cb(where, exc)
+
+    def _shutdown(self, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        for s in list(self.sessions.values()):
+            s._close("closed", reason)
+        self.sessions.clear()
+        self.root._close("closed", reason)
+        if self._writer is not None and not self._writer.done():
+            self._writer.cancel()
+        for cb in list(self.on_close):
+            try:
+                cb(self)
+            except Exception:
+                log.exception("CDP close callback failed")
+
+    async def close(self) -> None:
+        """Deliberate close: on_close callbacks see `deliberate=True` (no fail-closed kill)."""
+        self.deliberate = True
+        try:
+            for _ in range(100):  # let queued commands (e.g. final continues) leave first
+                if self._outbox.empty():
+                    break
+                await asyncio.sleep(0.01)
+            await self._ws.close()
+        except Exception:
+            pass
+        if self._reader is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._reader), 5)
+            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                self._reader.cancel()
+        self._shutdown("connection closed by the client")

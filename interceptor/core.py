@@ -1,0 +1,258 @@
+"""The Interceptor: attach to a browser, pause what can match the spec, block or fake-answer the terminal
+submission, continue everything else at once, record every catch the moment it happens.
+
+Public API (interceptor/README.md):
+    icpt = Interceptor(spec, run_dir, clock, files=[...], on_catch=cb, kill_browser=callable)
+    await icpt.attach(browser_ws_or_http_url)   # before the first navigation
+    icpt.caught (asyncio.Event), icpt.catches (list[dict])
+    await icpt.close()                          # writes http.har; never continues a paused request
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+from interceptor import match, payload
+from interceptor.cdp import CDPError, Connection, Session
+from interceptor.failclosed import FailClosed
+from interceptor.frames import Frames
+from interceptor.httplog import HttpLog, redact_headers
+from interceptor.spec import Rule, Spec
+from interceptor.targets import Attacher
+from interceptor.wsguard import WsGuard
+from recorder.records import INTERCEPTIONS, JsonlWriter, RunClock
+
+log = logging.getLogger("clawrec.interceptor")
+
+PAUSE_ALL = [{"urlPattern": "*", "requestStage": "Request"}]
+
+
+def resolve_ws_url(browser: str, timeout: float = 10.0) -> str:
+    """A browser-level websocket URL from `ws://…` (as is) or `http://host:port` (/json/version)."""
+    if browser.startswith(("ws://", "wss://")):
+        return browser
+    with urllib.request.urlopen(f"{browser.rstrip('/')}/json/version", timeout=timeout) as resp:
+        return json.load(resp)["webSocketDebuggerUrl"]
+
+
+class Interceptor:
+    """Blocks the spec's terminal submissions in every target of one browser; fails closed."""
+
+    def __init__(self, spec: Spec, run_dir: str | Path, clock: RunClock | None = None, files: list | tuple = (),
+                 on_catch: Callable[[dict[str, Any]], Any] | None = None,
+                 kill_browser: Callable[[], None] | None = None, *, narrow: bool = True, http_log: bool = True,
+                 watchdog: bool = True) -> None:
+        self.spec = spec
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.clock = clock or RunClock()
+        self.files = [Path(f) for f in (files or spec.files)]
+        self.on_catch = on_catch
+        self.http_rules: list[Rule] = [r for r in spec.intercept if not r.is_websocket]
+        self.ws_rules: list[Rule] = [r for r in spec.intercept if r.is_websocket]
+        self.patterns = match.fetch_patterns(self.http_rules) if narrow else PAUSE_ALL
+        self.caught = asyncio.Event()
+        self.catches: list[dict[str, Any]] = []
+        self.stats = {"paused": 0, "continued": 0, "caught": 0, "undecidable": 0}
+        self.failure: str | None = None
+        self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock)
+        self.frames = Frames()
+        self.http = HttpLog(self.run_dir, self.clock) if http_log else None
+        self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
+        self.conn: Connection | None = None
+        self.attacher: Attacher | None = None
+        self.wsguard = WsGuard(self.ws_rules, self._ws_caught) if self.ws_rules else None
+        self._closing = False
+        self._deciding: set[asyncio.Task] = set()
+        self._held: dict[str, tuple[Session, str]] = {}  # paused, not yet answered: requestId -> (session, url)
+
+    # ---- lifecycle -------------------------------------------------------------------------------------------
+    async def attach(self, browser: str) -> None:
+        """Connect and turn auto-attach on; returns once every existing and future target is covered."""
+        ws_url = await asyncio.get_running_loop().run_in_executor(None, resolve_ws_url, browser)
+        self.conn = await Connection.open(ws_url)
+        self.conn.on_close.append(self._connection_lost)
+        self.conn.on_handler_error.append(lambda where, exc: self._fatal(f"{where}: {exc!r}"))
+        await self.failclosed.arm(self.conn.root)
+        self.attacher = Attacher(self.conn, self._prepare, self._prepare_failed)
+        await self.attacher.start()
+
+    async def close(self) -> None:
+        """Stop: wait for decisions in flight, fail (never continue) what is still held, write http.har."""
+        if self._closing:
+            return
+        self._closing = True
+        if self._deciding:
+            await asyncio.wait(list(self._deciding), timeout=5)
+        for request_id, (session, _url) in list(self._held.items()):
+            session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+        self._held.clear()
+        if self.conn is not None:
+            await self.conn.close()
+        self.failclosed.disarm()
+        if self.http is not None:
+            self.http.close()
+        self.writer.close()
+
+    # ---- per target ------------------------------------------------------------------------------------------
+    def _prepare(self, session: Session, fetch_owner: bool) -> list[asyncio.Future]:
+        """Queued in order before the target resumes (see interceptor/targets.py)."""
+        futures: list[asyncio.Future] = []
+        ttype = session.target_type
+        if ttype not in ("page", "iframe", "worker", "shared_worker", "service_worker"):
+            return futures
+        if self.wsguard is not None:
+            futures += self.wsguard.prepare(session, self.frames)
+        futures += self.frames.prepare(session)
+        if self.http is not None:
+            futures += self.http.prepare(session, self.frames)
+        if fetch_owner and self.patterns:
+            session.on("Fetch.requestPaused", lambda p, s=session: self._paused(s, p))
+            futures.append(session.send("Fetch.enable", {"patterns": self.patterns}))
+        return futures
+
+    def _prepare_failed(self, session: Session, exc: BaseException) -> None:
+        """A target we could not protect must not run: close it (or, if that fails, the browser)."""
+        if isinstance(exc, CDPError) and exc.kind in ("closed", "crashed"):
+            return
+        log.error("closing unprotected %s target %s", session.target_type, session.target_info.get("url"))
+        fut = self.conn.root.send("Target.closeTarget", {"targetId": session.target_id}) if self.conn else None
+        if fut is not None:
+            fut.add_done_callback(lambda f: f.exception() and self._fatal(f"cannot protect target: {exc}"))
+
+    # ---- decisions -------------------------------------------------------------------------------------------
+    def _paused(self, session: Session, params: dict[str, Any]) -> None:
+        """Fetch.requestPaused, in the reader loop: continue at once unless URL and method can match."""
+        self.stats["paused"] += 1
+        req = params["request"]
+        request_id = params["requestId"]
+        if self._closing:
+            session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            return
+        rules = [r for r in self.http_rules if match.could_match(r, req["method"], req["url"])]
+        if not rules:
+            self.stats["continued"] += 1
+            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            return
+        self._held[request_id] = (session, req["url"])
+        task = session.spawn(self._decide(session, params, rules), f"decide:{request_id}")
+        self._deciding.add(task)
+        task.add_done_callback(self._deciding.discard)
+
+    async def _decide(self, session: Session, params: dict[str, Any], rules: list[Rule]) -> None:
+        req = params["request"]
+        request_id = params["requestId"]
+        raw, complete = payload.entries_bytes(req)
+        if req.get("hasPostData") and not raw and params.get("networkId"):
+            try:  # Chrome leaves large bodies out of requestPaused
+                got = await session.send("Network.getRequestPostData", {"requestId": params["networkId"]})
+                raw, complete = got.get("postData", "").encode("utf-8", "surrogateescape"), True
+            except CDPError:
+                complete = False
+        body = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), self.files, complete)
+        rule = match.first_match(rules, req["method"], req["url"], body)
+        undecidable = False
+        if rule is None and req.get("hasPostData") and not raw:
+            # The body could not be read: a request to a terminal URL we cannot check is held back (fail closed).
+            rule, undecidable = rules[0], True
+            self.stats["undecidable"] += 1
+        if rule is None:
+            self._held.pop(request_id, None)
+            self.stats["continued"] += 1
+            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            return
+        action = self._answer(session, request_id, rule)
+        self._held.pop(request_id, None)
+        frame_url = await self._sender_url(session, params)
+        record = {
+            "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],
+            "headers": redact_headers(req.get("headers", {})), "query": match.query_params(req["url"]),
+            "body": body.value, "body_kind": body.kind, "raw": body.raw_text(), "files": body.files,
+            "body_complete": body.complete, "tab_url": self.frames.tab_url(session),
+            "frame_url": frame_url,
+            "opener_url": self.frames.opener_url(session, self.attacher.infos if self.attacher else {}),
+            "target_type": session.target_type, "resource_type": params.get("resourceType"),
+            "network_id": params.get("networkId"), "action": action,
+        }
+        if undecidable:
+            record["undecidable"] = True
+        self._record(record)
+
+    async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
+        """The document that sent a request. A navigation belongs to the frame's committed document; a subresource
+        to the document in Network.requestWillBeSent (a keepalive fetch on unload is sent while the frame already
+        shows the next page). That event may trail Fetch.requestPaused, so wait briefly (caught requests only)."""
+        current = self.frames.frame_url(session, params.get("frameId"))
+        net_id = params.get("networkId")
+        if self.http is None or not net_id or params.get("resourceType") == "Document":
+            return current
+        for _ in range(25):
+            if net_id in self.http.documents:
+                return self.http.documents[net_id]
+            await asyncio.sleep(0.01)
+        return current
+
+    def _answer(self, session: Session, request_id: str, rule: Rule) -> str:
+        r = rule.respond
+        if r.action == "fulfill":
+            body = json.dumps(r.json).encode() if r.json is not None else (r.body or "").encode()
+            headers = dict(r.headers)
+            if r.json is not None:
+                headers.setdefault("Content-Type", "application/json")
+            session.send_quiet("Fetch.fulfillRequest", {
+                "requestId": request_id, "responseCode": r.status,
+                "responseHeaders": [{"name": k, "value": str(v)} for k, v in headers.items()],
+                "body": base64.b64encode(body).decode()})
+            return "fulfilled"
+        session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+        return "blocked"
+
+    def _ws_caught(self, session: Session, rule: Rule, message: dict[str, Any]) -> None:
+        """A WebSocket message dropped by the guard (interceptor/wsguard.py)."""
+        data = message.get("data")
+        decoded: Any = data
+        if isinstance(data, str):
+            try:
+                decoded = json.loads(data)
+            except ValueError:
+                pass
+        self._record({
+            "rule": rule.name, "rule_index": rule.index, "url": message.get("url"), "method": "WEBSOCKET",
+            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": decoded,
+            "body_kind": "json" if decoded is not data else "text", "raw": data if isinstance(data, str) else "",
+            "files": [], "body_complete": True, "tab_url": self.frames.tab_url(session) or message.get("top_url"),
+            "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
+            "target_type": session.target_type, "resource_type": "WebSocket", "action": "blocked",
+        })
+
+    def _record(self, record: dict[str, Any]) -> None:
+        record = self.writer.write(record)
+        self.catches.append(record)
+        self.stats["caught"] += 1
+        if self.http is not None and record.get("network_id"):
+            self.http.mark_intercepted(record["network_id"], record["action"])
+        self.caught.set()
+        if self.on_catch is not None:
+            try:
+                result = self.on_catch(record)
+                if asyncio.iscoroutine(result):
+                    self.conn.root.spawn(result, "on_catch") if self.conn else None
+            except Exception:
+                log.exception("on_catch callback failed")
+
+    # ---- failure ---------------------------------------------------------------------------------------------
+    def _connection_lost(self, conn: Connection) -> None:
+        if conn.deliberate or self._closing:
+            return
+        self._fatal(f"lost the browser: {conn.close_reason}")
+
+    def _fatal(self, reason: str) -> None:
+        if self.failure is None:
+            self.failure = reason
+        self.failclosed.trip(reason)

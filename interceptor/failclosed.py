@@ -1,0 +1,99 @@
+"""Fail closed: when the interceptor loses the browser or breaks, the browser dies at once.
+
+Chrome continues every paused request when the DevTools client that paused it goes away, so a lost interceptor with
+a live browser would let the terminal submission leave. Three layers:
+1. in process: the CDP connection dropped (not by `close()`) or a handler crashed -> `trip()` kills the browser,
+   through the caller's `kill_browser` (the pipeline's Browser.kill) or by the PID learnt at attach
+   (SystemInfo.getProcessInfo);
+2. the interceptor process dies (even SIGKILL) -> the watchdog process (interceptor/watchdog.py) sees its stdin hit
+   EOF and kills the browser by PID;
+3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+from interceptor import watchdog
+from interceptor.cdp import Session
+
+log = logging.getLogger("clawrec.failclosed")
+
+
+async def browser_pid(root: Session) -> int | None:
+    """The browser process id, asked from the browser itself (None when it will not say)."""
+    try:
+        info = await root.send("SystemInfo.getProcessInfo")
+    except Exception as exc:
+        log.warning("SystemInfo.getProcessInfo failed: %s", exc)
+        return None
+    for proc in info.get("processInfo", []):
+        if proc.get("type") == "browser":
+            return int(proc["id"])
+    return None
+
+
+class FailClosed:
+    """Arms the kill paths for one attached browser; `trip()` kills, `disarm()` stands down after a clean close."""
+
+    def __init__(self, kill_browser: Callable[[], None] | None = None, use_watchdog: bool = True) -> None:
+        self.kill_browser = kill_browser
+        self.use_watchdog = use_watchdog
+        self.pid: int | None = None
+        self.tripped: str | None = None
+        self._watchdog: subprocess.Popen | None = None
+
+    async def arm(self, root: Session) -> None:
+        self.pid = await browser_pid(root)
+        if self.pid is None and self.kill_browser is None:
+            raise RuntimeError("cannot fail closed: the browser PID is unknown (SystemInfo.getProcessInfo) and no "
+                               "kill_browser callable was given")
+        if self.use_watchdog and self.pid is not None and Path(f"/proc/{self.pid}").exists():
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-S", watchdog.__file__, str(self.pid), watchdog.start_time(self.pid)],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+
+    def trip(self, reason: str) -> None:
+        """Kill the browser now (idempotent)."""
+        if self.tripped is not None:
+            return
+        self.tripped = reason
+        log.error("fail closed: %s; killing the browser", reason)
+        try:
+            if self.kill_browser is not None:
+                self.kill_browser()
+            elif self.pid is not None:
+                started = watchdog.start_time(self.pid)
+                watchdog.kill_browser(self.pid, started)
+        except Exception:
+            log.exception("killing the browser failed")
+            if self.pid is not None:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        self._stop_watchdog(disarm=False)
+
+    def disarm(self) -> None:
+        self._stop_watchdog(disarm=True)
+
+    def _stop_watchdog(self, disarm: bool) -> None:
+        wd, self._watchdog = self._watchdog, None
+        if wd is None:
+            return
+        try:
+            if disarm:
+                wd.stdin.write(b"disarm\n")
+            wd.stdin.close()
+        except OSError:
+            pass
+        try:
+            wd.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            wd.kill()

@@ -1,0 +1,78 @@
+"""HAR 1.2 from http.jsonl records. Hand-rolled because no maintained Python HAR *writer* exists (haralyzer and
+har2tree only read); the format is one small JSON shape (http://www.softwareishard.com/blog/har-12-spec/).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from recorder.records import RunClock
+
+CREATOR = {"name": "clawrec", "version": "0.1.0"}
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _headers(h: dict[str, Any] | None) -> list[dict[str, str]]:
+    out = []
+    for k, v in (h or {}).items():
+        for line in str(v).split("\n"):
+            out.append({"name": k, "value": line})
+    return out
+
+
+def _post_data(rec: dict[str, Any]) -> dict[str, Any] | None:
+    body = rec.get("body")
+    if not body:
+        return None
+    mime = next((v for k, v in (rec.get("headers") or {}).items() if k.lower() == "content-type"), "")
+    value = body.get("value")
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False) if value is not None else ""
+    return {"mimeType": mime, "text": text}
+
+
+def entry(rec: dict[str, Any], clock: RunClock) -> dict[str, Any]:
+    started = rec.get("wall_time") or (clock.t0 + float(rec.get("started") or 0))
+    total = max(0.0, (float(rec.get("t") or 0) - float(rec.get("started") or 0)) * 1000)
+    resp = rec.get("response") or {}
+    request: dict[str, Any] = {
+        "method": rec["method"], "url": rec["url"], "httpVersion": resp.get("protocol") or "HTTP/1.1",
+        "cookies": [], "headers": _headers(rec.get("headers")),
+        "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(rec["url"]).query, True)],
+        "headersSize": -1, "bodySize": (rec.get("body") or {}).get("size", 0),
+    }
+    post = _post_data(rec)
+    if post:
+        request["postData"] = post
+    location = next((v for k, v in (resp.get("headers") or {}).items() if k.lower() == "location"), "")
+    response = {
+        "status": resp.get("status") or 0, "statusText": resp.get("status_text", ""),
+        "httpVersion": resp.get("protocol") or "HTTP/1.1", "cookies": [], "headers": _headers(resp.get("headers")),
+        "content": {"size": rec.get("size") or 0, "mimeType": resp.get("mime") or "x-unknown"},
+        "redirectURL": location, "headersSize": -1, "bodySize": rec.get("size") or -1,
+    }
+    if rec.get("error"):
+        response["_error"] = rec["error"]
+    e = {
+        "startedDateTime": _iso(started), "time": round(total, 3), "request": request, "response": response,
+        "cache": {}, "timings": {"send": 0, "wait": round(total, 3), "receive": 0},
+        "_resourceType": (rec.get("resource_type") or "other").lower(),
+    }
+    if rec.get("intercepted"):
+        e["_intercepted"] = rec["intercepted"]
+    return e
+
+
+def write_har(path: Path, records: list[dict[str, Any]], clock: RunClock) -> dict[str, Any]:
+    har = {"log": {"version": "1.2", "creator": CREATOR, "pages": [],
+                   "entries": [entry(r, clock) for r in records if r.get("type") == "request"]}}
+    tmp = path.with_suffix(".har.tmp")
+    tmp.write_text(json.dumps(har, ensure_ascii=False, default=str))
+    tmp.replace(path)
+    return har

@@ -1,0 +1,151 @@
+"""The HTTP layer: every request and response of every target from Network events -> http.jsonl, WebSocket
+frames included; http.har (HAR 1.2) written from the same records at close.
+
+Why Network events and not Fetch: Fetch pauses only what can match (narrowing), Network sees everything, including
+WebSocket frames. Secrets never reach the disk: cookie, authorization, proxy-authorization and set-cookie values are
+redacted, and body fields that look like passwords are masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+from interceptor import payload
+from interceptor.cdp import Session
+from interceptor.frames import Frames
+from interceptor.har import write_har
+from recorder.records import HAR, HTTP, JsonlWriter, RunClock
+
+SECRET_HEADERS = {"cookie", "authorization", "proxy-authorization", "set-cookie", "x-csrf-token"}
+PASSWORD_KEY = re.compile(r"pass(word|wd)?|pwd|secret", re.I)
+REDACTED = "[redacted]"
+BODY_LIMIT = 64 * 1024
+NETWORK_TYPES = ("page", "iframe", "worker", "shared_worker", "service_worker")
+
+
+def redact_headers(headers: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in (headers or {}).items()}
+
+
+def mask_passwords(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: (REDACTED if isinstance(k, str) and PASSWORD_KEY.search(k) and not isinstance(v, (dict, list))
+                    else mask_passwords(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_passwords(v) for v in value]
+    return value
+
+
+class HttpLog:
+    """Joins Network events per request (keyed by session + requestId) and writes one record when it ends."""
+
+    def __init__(self, run_dir: Path, clock: RunClock) -> None:
+        self.run_dir = run_dir
+        self.clock = clock
+        self.writer = JsonlWriter(run_dir / HTTP, clock)
+        self.records: list[dict[str, Any]] = []
+        self._open: dict[str, dict[str, Any]] = {}
+        self._intercepted: dict[str, str] = {}
+        self._ws: dict[str, str] = {}
+        self.documents: dict[str, str] = {}  # network requestId -> URL of the document (or worker) that sent it
+
+    def prepare(self, session: Session, frames: Frames) -> list[asyncio.Future]:
+        if session.target_type not in NETWORK_TYPES:
+            return []
+        on = session.on
+        on("Network.requestWillBeSent", lambda p: self._request(session, frames, p))
+        on("Network.responseReceived", lambda p: self._response(session, p))
+        on("Network.loadingFinished", lambda p: self._finished(session, p, None))
+        on("Network.loadingFailed", lambda p: self._finished(session, p, p.get("errorText", "failed")))
+        on("Network.webSocketCreated", lambda p: self._ws_created(session, p))
+        on("Network.webSocketFrameSent", lambda p: self._ws_frame(session, p, "sent"))
+        on("Network.webSocketFrameReceived", lambda p: self._ws_frame(session, p, "received"))
+        return [session.send("Network.enable", {"maxPostDataSize": BODY_LIMIT})]
+
+    def mark_intercepted(self, network_id: str, action: str) -> None:
+        self._intercepted[network_id] = action
+        for key, rec in self._open.items():
+            if rec["id"] == network_id:
+                rec["intercepted"] = action
+
+    def _key(self, session: Session, request_id: str) -> str:
+        return f"{session.id}:{request_id}"
+
+    def _request(self, session: Session, frames: Frames, p: dict[str, Any]) -> None:
+        key = self._key(session, p["requestId"])
+        if p.get("redirectResponse") and key in self._open:
+            prev = self._open.pop(key)
+            prev["response"] = self._response_record(p["redirectResponse"])
+            self._emit(prev)
+        req = p["request"]
+        if p.get("documentURL"):
+            self.documents[p["requestId"]] = p["documentURL"]
+        body = None
+        if req.get("hasPostData"):
+            raw, complete = payload.entries_bytes(req)
+            decoded = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), (), complete)
+            body = {"kind": decoded.kind, "value": mask_passwords(decoded.value),
+                    "size": len(raw), "complete": decoded.complete}
+            if decoded.kind in ("text", "binary"):
+                body["value"] = decoded.raw_text()[:BODY_LIMIT] if decoded.kind == "text" else None
+        self._open[key] = {
+            "type": "request", "id": p["requestId"], "target": session.target_type,
+            "target_id": session.target_id, "frame": p.get("frameId"),
+            "frame_url": frames.frame_url(session, p.get("frameId")) if p.get("frameId") else None,
+            "url": req["url"], "method": req["method"], "headers": redact_headers(req.get("headers")),
+            "body": body, "resource_type": p.get("type"), "wall_time": p.get("wallTime"),
+            "started": self.clock.now(), "response": None, "timing": None,
+            "intercepted": self._intercepted.get(p["requestId"]),
+        }
+
+    def _response_record(self, r: dict[str, Any]) -> dict[str, Any]:
+        return {"status": r.get("status"), "status_text": r.get("statusText", ""),
+                "headers": redact_headers(r.get("headers")), "mime": r.get("mimeType", ""),
+                "protocol": r.get("protocol", "")}
+
+    def _response(self, session: Session, p: dict[str, Any]) -> None:
+        rec = self._open.get(self._key(session, p["requestId"]))
+        if rec is not None:
+            rec["response"] = self._response_record(p["response"])
+            rec["timing"] = p["response"].get("timing")
+
+    def _finished(self, session: Session, p: dict[str, Any], error: str | None) -> None:
+        rec = self._open.pop(self._key(session, p["requestId"]), None)
+        if rec is None:
+            return
+        rec["size"] = p.get("encodedDataLength")
+        if error:
+            rec["error"] = error
+            rec["canceled"] = p.get("canceled", False)
+            if p.get("blockedReason"):
+                rec["blocked_reason"] = p["blockedReason"]
+        rec["intercepted"] = rec["intercepted"] or self._intercepted.get(rec["id"])
+        self._emit(rec)
+
+    def _ws_created(self, session: Session, p: dict[str, Any]) -> None:
+        self._ws[p["requestId"]] = p["url"]
+        self._emit({"type": "websocket", "event": "created", "id": p["requestId"], "url": p["url"],
+                    "target": session.target_type, "target_id": session.target_id})
+
+    def _ws_frame(self, session: Session, p: dict[str, Any], direction: str) -> None:
+        r = p.get("response", {})
+        data = r.get("payloadData", "")
+        self._emit({"type": "websocket", "event": direction, "id": p["requestId"],
+                    "url": self._ws.get(p["requestId"]), "target": session.target_type,
+                    "opcode": r.get("opcode"), "payload": data[:BODY_LIMIT], "size": len(data)})
+
+    def _emit(self, rec: dict[str, Any]) -> None:
+        rec = self.writer.write(rec)
+        self.records.append(rec)
+
+    def close(self) -> None:
+        """Write requests still open (no answer yet) as incomplete, then http.har."""
+        for rec in list(self._open.values()):
+            rec["incomplete"] = True
+            self._emit(rec)
+        self._open.clear()
+        self.writer.close()
+        write_har(self.run_dir / HAR, self.records, self.clock)

@@ -1,0 +1,50 @@
+"""A separate tiny process that kills the browser when the interceptor process dies, even by SIGKILL.
+
+Why: PDEATHSIG only covers a browser we launched ourselves; `clawrec intercept --browser URL` attaches to someone
+else's. The interceptor holds the write end of our stdin; the kernel closes it when the interceptor dies, so EOF
+without the word `disarm` means "kill the browser now". Usage: python -m interceptor.watchdog PID STARTTIME
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def start_time(pid: int) -> str:
+    """Field 22 of /proc/PID/stat: tells a reused PID from the browser we were armed for."""
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[19]
+
+
+def kill_browser(pid: int, started: str) -> None:
+    try:
+        if start_time(pid) != started:
+            return
+        pgid = os.getpgid(pid)
+        if pgid == pid and pgid != os.getpgrp():
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, IndexError):
+        pass
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # a terminal Ctrl-C must not disarm us
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    pid, started = int(sys.argv[1]), sys.argv[2]
+    data = b""
+    while True:
+        chunk = os.read(0, 64)
+        if not chunk:
+            break
+        data += chunk
+    if b"disarm" not in data:
+        kill_browser(pid, started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

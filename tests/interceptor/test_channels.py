@@ -1,0 +1,136 @@
+"""The adversarial suite: every submission channel, real Chromium (site-per-process), the server's log as truth.
+
+For each channel: the terminal submission never reaches the server, it is in interceptions.jsonl with the right
+decoded payload, tab URL and frame URL, and the channel's non-terminal draft (same URL, confirm "no") did reach
+the server (no false positive)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from interceptor.core import Interceptor
+from recorder.records import INTERCEPTIONS, read_jsonl
+from tests.interceptor.channels import TERMINAL
+from tests.interceptor.harness import Harness, channel_rules, make_spec, wait_until
+
+SAME = "page"  # frame and tab are the channel page itself
+# channel -> (frame URL path or marker, tab URL kind, target type of the catch, has a draft)
+CHANNELS = {
+    "fetch": ("page", "page", "page", True),
+    "xhr": ("page", "page", "page", True),
+    "put": ("page", "page", "page", True),
+    "patch": ("page", "page", "page", True),
+    "form_post": ("page", "page", "page", False),
+    "form_blank": ("popup", "popup", "page", False),
+    "beacon": ("page", "page", "page", True),
+    "keepalive": ("page", "page", "page", False),
+    "popup": ("popup", "popup", "page", False),
+    "get_query": ("page", "page", "page", True),
+    "xsite_iframe": ("other:/frame/xsite_iframe", "page", "iframe", True),
+    "nested_iframe": ("base:/frame/nest_inner", "page", None, False),
+    "srcdoc_iframe": ("about:srcdoc", "page", "page", True),
+    "dedicated_worker": ("base:/worker.js?ch=dedicated_worker", "page", "page", True),
+    "shared_worker": ("base:/worker.js?ch=shared_worker&shared=1", None, "shared_worker", True),
+    "service_worker": ("base:/sw.js?ch=service_worker", None, "service_worker", True),
+    "redirect_307": ("page", "page", "page", False),
+    "graphql_batch": ("page", "page", "page", True),
+    "multipart_form": ("page", "page", "page", False),
+    "multipart_fetch": ("page", "page", "page", False),
+    "websocket": ("page", "page", "page", True),
+}
+
+
+@pytest.fixture(scope="module")
+def h():
+    harness = Harness().start()
+    yield harness
+    harness.stop()
+
+
+@pytest.fixture(scope="module")
+def disk_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("files") / "resume.pdf"
+    path.write_bytes(b"%PDF-1.4\n" + os.urandom(300_000))
+    return path
+
+
+async def _act(page, channel: str, disk: Path) -> None:
+    if channel in ("xsite_iframe", "srcdoc_iframe"):
+        await page.frame_locator("#f").locator("#go").click()
+    elif channel == "nested_iframe":
+        await page.frame_locator("#f").frame_locator("#inner").locator("#go").click()
+    elif channel == "multipart_form":
+        await page.set_input_files("input[type=file]", str(disk))
+        await page.click("#go")
+    elif channel == "multipart_fetch":
+        await page.set_input_files("#file", str(disk))
+        await page.click("#go")
+    elif channel == "service_worker":
+        await page.evaluate("window.ready.then(() => 1)")
+        await page.click("#go")
+    else:
+        await page.click("#go")
+
+
+async def _scenario(h: Harness, channel: str, run_dir: Path, disk: Path) -> tuple[Interceptor, str]:
+    icpt = Interceptor(make_spec(channel_rules(h.server), files=(disk,)), run_dir)
+    await icpt.attach(h.browser.ws_url)
+    ctx = await h.pw_browser.new_context()
+    url = f"{h.server.base}/ch/{channel}"
+    try:
+        page = await ctx.new_page()
+        await page.goto(url)
+        await _act(page, channel, disk)
+        assert await wait_until(lambda: any(f"/submit/{channel}" in (c["url"] or "") or
+                                            (channel == "websocket" and c["method"] == "WEBSOCKET")
+                                            for c in icpt.catches)), f"{channel}: no catch"
+        if CHANNELS[channel][3]:
+            assert await wait_until(lambda: any(b'"no"' in e["body"] or b"confirm=no" in e["body"]
+                                                or "confirm=no" in e["query"] for e in h.server.log
+                                                if channel in e["path"] or channel in e["body"].decode("latin-1")
+                                                or channel in e["query"])), f"{channel}: draft did not pass"
+    finally:
+        await ctx.close()
+        await icpt.close()
+    return icpt, url
+
+
+@pytest.mark.parametrize("channel", list(CHANNELS))
+def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
+    before = len(h.server.log)
+    icpt, url = h.run(_scenario(h, channel, tmp_path, disk_file))
+    leaked = [e for e in h.server.log[before:] if e["path"].startswith(("/submit/", "/ws"))
+              and (TERMINAL.search(e["body"]) or "confirm=yes" in e["query"])]
+    assert not leaked
+    assert icpt.failure is None
+    catches, bad = read_jsonl(tmp_path / INTERCEPTIONS)
+    assert not bad and len(catches) >= 1
+    c = catches[0]
+    print(channel, {k: c[k] for k in ("url", "method", "tab_url", "frame_url", "target_type", "body")})
+    body = c["body"]
+    if channel == "graphql_batch":
+        assert body[1] == {"operationName": "PlaceOrder", "order": "ORD-graphql_batch", "confirm": "yes"}
+    elif channel in ("popup", "get_query"):
+        assert body is None and c["query"] == {"order": f"ORD-{channel}", "confirm": "yes"}
+    else:
+        assert body["order"] == f"ORD-{channel}" and body["confirm"] == "yes"
+    if channel.startswith("multipart"):
+        part = body["resume"]
+        assert part["filename"] == "resume.pdf" and part["size"] == disk_file.stat().st_size
+        assert part["sha256"] == __import__("hashlib").sha256(disk_file.read_bytes()).hexdigest()
+    frame, tab, ttype, _ = CHANNELS[channel]
+    expect = {"page": url, "popup": "about:blank"}
+    if frame.startswith("base:"):
+        frame = h.server.base + frame[5:]
+    elif frame.startswith("other:"):
+        frame = h.server.other + frame[6:]
+    assert c["frame_url"] == expect.get(frame, frame)
+    assert c["tab_url"] == expect.get(tab, tab)
+    if tab == "popup":
+        assert c["opener_url"] == url
+    if ttype:
+        assert c["target_type"] == ttype
+    assert c["action"] == "blocked"
