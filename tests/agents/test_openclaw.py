@@ -88,7 +88,7 @@ def make_ctx(run_dir: Path, cdp_url: str, url: str, model: str, files: list[str]
     clock = clock or RunClock()
     writer = JsonlWriter(run_dir / AGENT, clock)
     task = TaskInfo(id="library-card", instruction="Apply for a library card for me.", start_url=url, user=USER,
-                    files=files or [], limits={"time_s": 120, "steps": 30})
+                    files=files or [], limits={"time_s": 240, "steps": 30})
     ctx = AgentContext(cdp_url=cdp_url, task=task, run_dir=run_dir, model=model, options={"t0": clock.t0},
                        log=lambda role, content, **f: writer.write({"role": role, "content": content, **f}))
     return ctx, writer
@@ -148,7 +148,7 @@ def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp
     assert order[0] == "system" and order[1] == "user" and order[-1] == "assistant"
     assert records[-1]["content"] == "I applied for the library card."
     times = [r["t"] for r in records]
-    assert times == sorted(times) and 0 <= times[0] and times[-1] < 120
+    assert times == sorted(times) and 0 <= times[0] and times[-1] < 240
     # OpenClaw's own files stay in the run dir; the config points at our browser and holds no secret.
     config = json.loads((tmp_path / "openclaw/state/openclaw.json").read_text())
     assert config["browser"]["profiles"]["clawrec"] == {"cdpUrl": browser.http_url, "attachOnly": True}
