@@ -75,12 +75,41 @@ def _is_free_text(v: Any) -> bool:
     return isinstance(v, str) and len(v.split()) >= FREE_TEXT_WORDS
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def canonical_url(url: str, run: RunDir | None) -> str:
+    """A URL with the run's local site base (manifest `sites`: name → base URL) replaced by `{sites.NAME}/`,
+    so that two runs of the same local site served on different random ports compare equal."""
+    sites = run.manifest.get("sites") if run is not None else None
+    if isinstance(sites, dict):
+        for name, base in sorted(sites.items(), key=lambda kv: -len(str(kv[1]))):
+            base = str(base).rstrip("/") + "/"
+            if url.startswith(base) or url + "/" == base:
+                return f"{{sites.{name}}}/" + url[len(base):]
+    return url
+
+
 def _path_shape(url: str) -> tuple[str, str, list[str]]:
-    """scheme+host, method-free path with generated-id segments wildcarded (…/carts/<id>/checkout)."""
+    """origin, path, and the path's segments with generated-id segments wildcarded (…/carts/<id>/checkout)."""
     parts = urlsplit(url)
-    segs = [("*" if volatile.value_reason(s) or re.fullmatch(r"\d{6,}", s) else s)
-            for s in parts.path.split("/")]
-    return f"{parts.scheme}://{parts.netloc}", parts.path, segs
+    if url.startswith("{sites."):
+        origin, _, path = url.partition("}")
+        origin, path = origin + "}", urlsplit(path).path
+    else:
+        origin, path = f"{parts.scheme}://{parts.netloc}", parts.path
+    segs = [("*" if volatile.value_reason(s) or re.fullmatch(r"\d{6,}", s) else s) for s in path.split("/")]
+    return origin, path, segs
+
+
+def _same_origin(a: str, b: str) -> tuple[bool, str | None]:
+    """Equal origins; or two loopback origins that differ only by port (local sites get random ports)."""
+    if a == b:
+        return True, None
+    pa, pb = urlsplit(a), urlsplit(b)
+    if pa.hostname in LOOPBACK and pb.hostname in LOOPBACK and pa.scheme == pb.scheme:
+        return True, f"loopback origins {a} and {b} differ only by port (local sites get random ports)"
+    return False, None
 
 
 def _show(v: Any) -> str:
@@ -92,7 +121,7 @@ def find_rule(spec: Spec | None, catch: Interception) -> Rule | None:
     if spec is None:
         return None
     for rule in spec.intercept:
-        if catch.rule in (rule.index, rule.name, str(rule.index)):
+        if catch.rule_index == rule.index or catch.rule in (rule.index, rule.name, str(rule.index)):
             return rule
     return spec.intercept[0] if len(spec.intercept) == 1 else None
 
@@ -155,13 +184,19 @@ class PayloadJudge:
                 f"{catch.method} {catch.url} (rule {catch.rule})" if ok else
                 f"rule {catch.rule!r} is not one of the spec's rules"))
             return
-        a, r = _path_shape(catch.url), _path_shape(ref_catch.url)
+        ca, cr = canonical_url(catch.url, self.run), canonical_url(ref_catch.url, self.ref)
+        if ca.startswith("{sites.") != cr.startswith("{sites."):  # only one run knows its sites: compare raw
+            ca, cr = catch.url, ref_catch.url
+        a, r = _path_shape(ca), _path_shape(cr)
         problems = []
+        same_origin, note = _same_origin(a[0], r[0])
+        if note:
+            self.notes.append(note)
         if str(catch.rule) != str(ref_catch.rule):
             problems.append(f"rule {catch.rule!r} vs reference {ref_catch.rule!r}")
         if catch.method.upper() != ref_catch.method.upper():
             problems.append(f"method {catch.method} vs reference {ref_catch.method}")
-        if a[0] != r[0] or a[2] != r[2]:
+        if not same_origin or a[2] != r[2]:
             problems.append(f"URL {a[0]}{a[1]} vs reference {r[0]}{r[1]}")
         self.conditions.append(Condition(
             "Terminal request sent to the reference's endpoint", not problems,

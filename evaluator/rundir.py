@@ -41,6 +41,7 @@ class Interception(Record):
     """One caught terminal request (interceptions.jsonl): `body` is already decoded by the interceptor."""
 
     rule: Any = None
+    rule_index: int | None = None
     url: str = ""
     method: str = ""
     headers: dict[str, Any] = field(default_factory=dict)
@@ -193,7 +194,8 @@ class RunDir:
 
     @property
     def spec_path(self) -> Path | None:
-        raw = self.manifest.get("spec_path") or self._task().get("spec_path") or self._task().get("path")
+        task = self._task()
+        raw = self.manifest.get("spec_path") or task.get("spec_path") or task.get("spec") or task.get("path")
         if not raw:
             return None
         p = Path(raw)

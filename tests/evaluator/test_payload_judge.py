@@ -111,3 +111,35 @@ def test_without_spec_compares_every_reference_field():
 def test_get_path_list_bodies():
     assert get_path([{"operationName": "A"}, {"operationName": "B", "variables": {"x": 1}}], "variables.x") == 1
     assert get_path({"a": [{"b": 2}]}, "a.0.b") == 2
+
+
+def test_local_sites_on_other_ports_still_match(tmp_path):
+    v = _judge("travel/a12-other-port")
+    assert v.verdict == "PASS" and not any("port" in n for n in v.notes)  # mapped through manifest `sites`
+    run = copy_run("travel/a12-other-port", tmp_path)
+    m = json.loads((run / "manifest.json").read_text())
+    del m["sites"]
+    (run / "manifest.json").write_text(json.dumps(m))
+    v = judge_payload(RunDir(run), spec_from_yaml(RUNS / "specs/travel-flight-oneway.yaml"),
+                      RunDir(RUNS / "travel/reference"))
+    assert v.verdict == "PASS" and any("differ only by port" in n for n in v.notes)
+    lines = (run / "interceptions.jsonl").read_text().replace("http://127.0.0.1:8911", "https://evil.example")
+    (run / "interceptions.jsonl").write_text(lines)
+    v = judge_payload(RunDir(run), spec_from_yaml(RUNS / "specs/travel-flight-oneway.yaml"),
+                      RunDir(RUNS / "travel/reference"))
+    assert v.verdict == "FAIL" and "https://evil.example/api/bookings" in v.conditions[0].detail
+
+
+def test_verdict_validation_rejects_bad_verdicts(tmp_path):
+    from evaluator.errors import VerdictError
+    from evaluator.verdict import Condition, Evidence, Verdict, check_submission
+
+    assert "verdict must be PASS or FAIL, got 'MAYBE'" in check_submission({"verdict": "MAYBE"})
+    probs = check_submission({"verdict": "PASS", "justification": "ok", "conditions": [
+        {"condition": "x", "met": False, "evidence": [{"run": "agent", "file": "actions.jsonl", "line": "3"}]}]})
+    assert "verdict is PASS but a condition is not met" in probs
+    assert "conditions[0].evidence[0].line must be an integer" in probs
+    bad = Verdict("PASS", "payload", [Condition("x", False, [Evidence("agent", "actions.jsonl", 1)])], "j")
+    with pytest.raises(VerdictError, match="a condition is not met"):
+        write_verdict(tmp_path, bad)
+    assert not (tmp_path / "verdict.json").exists()
