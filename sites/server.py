@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -44,9 +45,10 @@ def _load(ref: str) -> Callable[[SiteContext], web.Application]:
 class SitesServer:
     """Handle returned by `serve_sites`: base URLs, the truth log, and helpers to read and await it."""
 
-    def __init__(self, log_path: Path, urls: dict[str, str], log: TruthLog) -> None:
+    def __init__(self, log_path: Path, urls: dict[str, str], log: TruthLog, now: datetime) -> None:
         self.log_path = log_path
         self.urls = urls
+        self.now = now  # the frozen time every page and server uses
         self._log = log
 
     def records(self) -> list[dict[str, Any]]:
@@ -72,9 +74,9 @@ async def _start(names: list[str], ctxs: dict[str, SiteContext]) -> tuple[list[w
     runners, urls = [], {}
     for name in names:
         app = _load(SITE_APPS[name])(ctxs[name])
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=1.0)
+        site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         urls[name] = f"http://{HOSTS.get(name, '127.0.0.1')}:{port}/"
@@ -120,7 +122,7 @@ def serve_sites(log_path: Path | None = None, frozen_time: str | None = None,
             raise RuntimeError(f"sites failed to start: {box['error']}") from box["error"]
         if not ready.is_set():
             raise RuntimeError("sites did not start within 30s")
-        yield SitesServer(Path(log_path), urls, log)
+        yield SitesServer(Path(log_path), urls, log, now)
     finally:
         async def _stop() -> None:
             for runner in box.get("runners", []):
