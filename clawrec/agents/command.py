@@ -47,6 +47,8 @@ def agent_env(ctx: AgentContext, task_file: Path, log_path: Path) -> dict[str, s
     })
     if ctx.model:
         env["CLAWREC_MODEL"] = ctx.model
+    if ctx.options.get("sites"):  # base URLs of the local sites this run serves (what `clawrec sites serve` prints)
+        env["CLAWREC_SITES"] = json.dumps(ctx.options["sites"])
     return env
 
 

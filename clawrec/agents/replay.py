@@ -72,6 +72,17 @@ class ReplayAgent:
         return AgentResult("ok", f"replayed {done} steps", done)
 
 
+CONTAINER_TAGS = {"form", "body", "html", "main", "section", "div", "ul", "ol", "table", "tbody", "tr", "nav",
+                  "header", "footer", "article", "aside", "fieldset"}
+INTERACTIVE_ROLES = {"button", "link", "checkbox", "radio", "option", "tab", "menuitem", "switch", "textbox",
+                     "combobox", "searchbox", "slider", "spinbutton", "gridcell", "treeitem"}
+
+
+def _is_container(target: dict | None) -> bool:
+    tgt = target or {}
+    return tgt.get("tag") in CONTAINER_TAGS and tgt.get("role") not in INTERACTIVE_ROLES
+
+
 class Player:
     """Carries out steps; recorded tab ids are mapped to pages as popups open."""
 
@@ -165,6 +176,12 @@ class Player:
             await page.goto(url, wait_until="domcontentloaded")
             return f"opened {url}"
         if step.kind == "click":
+            if _is_container(step.target) and step.x is not None and step.y is not None and not step.frame:
+                # A click landing on a container (a form, a list) hit something that vanished on mousedown (an
+                # autocomplete option): where it was is a better guide than the container's centre.
+                page = await self.page_for(step)
+                await page.mouse.click(step.x, step.y)
+                return f"clicked at ({step.x}, {step.y}) (container target)"
             loc = await self.find(step)
             if loc is not None:
                 await loc.click(timeout=FIND_TIMEOUT * 1000)

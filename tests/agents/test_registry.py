@@ -70,3 +70,25 @@ def test_broken_entry_point_is_a_setup_error(tmp_path, monkeypatch):
     with pytest.raises(AgentSetupError, match="agent 'broken' .* failed to load: AttributeError"):
         registry.create_agent("broken")
     sys.modules.pop("brokenagent_pkg", None)
+
+
+def test_entry_point_agent_runs_under_clawrec_run(tmp_path, monkeypatch, capsys):
+    """`clawrec run --agent tiny` finds the plug-in through its entry point and records what it logs."""
+    import json
+
+    from tests.pipeline.helpers import manifest, run_cli
+    from tests.pipeline.tinysite import TinySite, write_spec
+
+    install_plugin(tmp_path, "tiny = tinyagent_pkg:TinyAgent", PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, err = run_cli([str(spec), "--agent", "tiny", "--headless", "--runs-dir", str(tmp_path / "r")],
+                                 capsys)
+    sys.modules.pop("tinyagent_pkg", None)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    assert m["agent"] == "tiny" and m["status"] == "ok" and m["agent_result"]["message"] == "tiny done"
+    logged = [json.loads(line) for line in (run_dir / "agent.jsonl").read_text().splitlines()]
+    assert any(r["content"] == "hello from a plug-in: Sign me up for the Pro plan of the newsletter." for r in logged)

@@ -1,0 +1,103 @@
+"""`clawrec run --agent command`: a Playwright script completes a task; the run stops on the catch, on the agent's
+end, on the time limit, and reports a crashed browser as an infrastructure failure."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.pipeline.helpers import jsonl, manifest, run_cli, signup_cmd
+from tests.pipeline.tinysite import TinySite, write_spec
+
+LAYERS = ("video.mp4", "screenshots/screenshots.jsonl", "http.jsonl", "http.har", "interceptions.jsonl",
+          "agent.jsonl", "actions.jsonl", "manifest.json")
+
+
+def test_command_agent_completes_the_task_headed(tmp_path, capsys):
+    """Headed on Xvfb with video: the terminal POST is caught, never reaches the site, all layers are written."""
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, err = run_cli([str(spec), "--agent", "command", "--agent-cmd", signup_cmd(),
+                                  "--runs-dir", str(tmp_path / "runs")], capsys)
+        site_log = list(site.log)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    assert run_dir.parent == (tmp_path / "runs" / "tiny-signup").resolve()
+    assert site.posts("/api/signup") == [] and any(r["path"] == "/" for r in site_log)
+    m = manifest(run_dir)
+    assert m["status"] == "intercepted" and "POST" in m["stop_reason"]
+    assert m["task"]["id"] == "tiny-signup" and m["task"]["spec"] == str(spec.resolve())
+    assert len(m["task"]["spec_sha256"]) == 64 and m["agent"] == "command"
+    for name in LAYERS:
+        assert (run_dir / name).is_file(), name
+    assert m["layers"]["video"]["duration"] > 0.5
+    caught = jsonl(run_dir, "interceptions.jsonl")
+    assert [c["body"] for c in caught] == [{"name": "Alex Doe", "email": "alex@example.com", "plan": "pro"}]
+    assert m["stop_t"] - caught[0]["t"] < 1.0  # the run stops within 1 s of the catch
+    roles = [r["role"] for r in jsonl(run_dir, "agent.jsonl")]
+    assert roles[:2] == ["system", "user"] and "tool_call" in roles
+    assert "agent: status" in (run_dir / "agent.stdout.log").read_text()
+    task = json.loads((run_dir / "task.json").read_text())
+    assert task["start_url"] == site.url and task["user"]["email"] == "alex@example.com"
+    assert "intercept" not in task  # the agent never sees the rules
+
+
+def test_lingering_agent_is_stopped_within_grace_of_the_catch(tmp_path, capsys):
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, err = run_cli([str(spec), "--agent", "command", "--agent-cmd", signup_cmd("--linger", "60"),
+                                  "--headless", "--grace", "0.3", "--runs-dir", str(tmp_path)], capsys)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    catch_t = jsonl(run_dir, "interceptions.jsonl")[0]["t"]
+    assert m["status"] == "intercepted" and m["stop_t"] - catch_t < 1.0
+    assert m["duration"] < 30 and "agent: lingering" in (run_dir / "agent.stdout.log").read_text()
+
+
+def test_agent_without_submission_is_ok_and_crash_is_agent_error(tmp_path, capsys):
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, _ = run_cli([str(spec), "--agent", "command", "--agent-cmd", "true", "--headless",
+                                "--runs-dir", str(tmp_path)], capsys)
+        assert code == 0 and manifest(Path(out[-1]))["status"] == "ok"
+        code, out, _ = run_cli([str(spec), "--agent", "command", "--headless", "--runs-dir", str(tmp_path),
+                                "--agent-cmd", f"{sys.executable} -c \"raise SystemExit('agent blew up')\""],
+                               capsys)
+    m = manifest(Path(out[-1]))
+    assert code == 0 and m["status"] == "agent_error" and "agent blew up" in m["stop_reason"]
+
+
+def test_time_limit(tmp_path, capsys):
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, _ = run_cli([str(spec), "--agent", "command", "--agent-cmd", "sleep 60", "--headless",
+                                "--time-limit", "2", "--runs-dir", str(tmp_path)], capsys)
+    m = manifest(Path(out[-1]))
+    assert code == 0 and m["status"] == "timeout" and "time limit" in m["stop_reason"]
+    assert m["duration"] < 20
+
+
+KILL_BROWSER = """
+import json, os, urllib.request
+from websockets.sync.client import connect
+ws = json.load(urllib.request.urlopen(os.environ["CLAWREC_CDP_URL"] + "/json/version"))["webSocketDebuggerUrl"]
+with connect(ws) as c:
+    c.send(json.dumps({"id": 1, "method": "Browser.close"}))
+    c.recv()
+import time; time.sleep(30)
+"""
+
+
+def test_browser_dying_is_an_infrastructure_failure(tmp_path, capsys):
+    script = tmp_path / "kill_browser.py"
+    script.write_text(KILL_BROWSER)
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, err = run_cli([str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {script}",
+                                  "--headless", "--runs-dir", str(tmp_path)], capsys)
+    assert code == 1
+    assert len(err) >= 1 and err[-1].startswith("clawrec: run crashed")
+    m = manifest(Path(out[-1]))
+    assert m["status"] == "crashed" and m["duration"] < 30
