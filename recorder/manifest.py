@@ -112,7 +112,7 @@ def recover(run_dir: str | Path) -> dict[str, Any]:
     A run that finished normally is left as it is (its manifest is returned).
     """
     from recorder.agent_log import recover_inbox
-    from recorder.video import join_segments, segment_files
+    from recorder.video import first_frame_epoch, join_segments, segment_files
 
     run_dir = Path(run_dir)
     base = read_manifest(run_dir)
@@ -122,6 +122,9 @@ def recover(run_dir: str | Path) -> dict[str, Any]:
     clock = RunClock(t0=t0, _mono0=time.monotonic() - (time.time() - t0))
     last_seen = _last_activity(run_dir)
     notes = []
+    epoch = first_frame_epoch(run_dir, t0 + float(base.get("video_start_t") or 0.0))
+    if epoch is not None:
+        base["video_start_t"] = round(epoch - t0, 3)
     try:
         if join_segments(run_dir) is not None:
             notes.append("video joined from segments")

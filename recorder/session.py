@@ -29,7 +29,7 @@ from recorder.channel import ActionChannel
 from recorder.display import Display, start_display
 from recorder.records import JsonlWriter, RunClock
 from recorder.screenshots import Screenshotter
-from recorder.video import VideoRecorder, ffmpeg_version
+from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
 
 EXTENSION_DIR = Path(os.environ.get("CLAWREC_EXTENSION_DIR") or Path(__file__).resolve().parent.parent / "extension")
 
@@ -137,9 +137,9 @@ class Recording:
             self.display = start_display(self.window_size)
             self.base["display"] = self.display.name
             if self.video_on:
-                self.video = VideoRecorder(self.run_dir, self.display.name, self.window_size, self.fps)
+                self.video = VideoRecorder(self.run_dir, self.display.name, self.window_size, self.fps,
+                                           now=self.clock.now)
                 self.video.start()
-                self.base["video_start_t"] = self.clock.now()
         self.actions = JsonlWriter(self.run_dir / records.ACTIONS, self.clock)
         self.agent_log = AgentLogSink(self.run_dir, self.clock)
         self.agent_log.start()
@@ -156,6 +156,8 @@ class Recording:
                                       log_path=self._tmp / "chromium.log")
         self.base["flags"]["browser"] = self.browser.flags
         waits = [asyncio.wait_for(self.channel.connected.wait(), self.ready_timeout)]
+        if self.video is not None:
+            waits.append(self._video_started())
         if self.screenshots_on:
             self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url)
             waits.append(self.screens.start())
@@ -165,6 +167,10 @@ class Recording:
             raise RecordingError(f"the clawrec extension did not connect within {self.ready_timeout:.0f}s"
                                  f" (Chromium log: {self._tmp / 'chromium.log'})") from None
         self.base["versions"]["chromium"] = self.screens.browser_version if self.screens else ""
+
+    async def _video_started(self) -> None:
+        assert self.video is not None
+        self.base["video_start_t"] = await self.video.first_frame(self.ready_timeout)
 
     def _on_action(self, record: dict) -> None:
         if self.screens is not None:
@@ -199,11 +205,15 @@ class Recording:
         ended = time.time()
         self._check_processes()
         errors: list[str] = []
+        if self.video is not None:
+            self.video.stop()  # first: the run ends now, not when the browser has finished closing
         if self.browser is not None:
             self.browser.close()
         if self.video is not None:
-            self.video.stop()
             try:
+                epoch = first_frame_epoch(self.run_dir, self.clock.t0 + (self.video.first_frame_t or 0.0))
+                if epoch is not None:
+                    self.base["video_start_t"] = round(epoch - self.clock.t0, 3)
                 self.video.join()
             except Exception as exc:
                 errors.append(f"video: {exc}")

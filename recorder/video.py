@@ -7,12 +7,16 @@ finalize, or later through `recover` when the process died: at most the last seg
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import json
 import os
 import shutil
 import signal
 import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import ffmpeg
@@ -42,7 +46,7 @@ class VideoRecorder:
     """x11grab of one display into TS segments under run_dir/.video-segments; `stop()` then `join()`."""
 
     def __init__(self, run_dir: str | Path, display: str, size: tuple[int, int] = (1280, 800), fps: int = 10,
-                 crf: int = 30) -> None:
+                 crf: int = 30, now: Callable[[], float] = time.monotonic) -> None:
         self.run_dir = Path(run_dir)
         self.seg_dir = self.run_dir / SEGMENTS_DIR
         self.display = display
@@ -51,6 +55,8 @@ class VideoRecorder:
         self.crf = crf
         self.process: subprocess.Popen | None = None
         self.log_path = self.seg_dir / "ffmpeg.log"
+        self.now = now
+        self.first_frame_t: float | None = None
 
     def command(self) -> list[str]:
         stream = ffmpeg.input(self.display, f="x11grab", video_size=tuple(self.size), framerate=self.fps,
@@ -59,7 +65,7 @@ class VideoRecorder:
             stream, str(self.seg_dir / "seg_%06d.ts"), f="segment", segment_time=SEGMENT_SECONDS,
             segment_format="mpegts", vcodec="libx264", preset="ultrafast", tune="zerolatency", crf=self.crf,
             pix_fmt="yuv420p", force_key_frames=f"expr:gte(t,n_forced*{SEGMENT_SECONDS})",
-            segment_format_options="flush_packets=1")
+            segment_format_options="flush_packets=1", copyts=None, muxdelay=0, muxpreload=0)
         return ["ffmpeg", "-nostdin", "-loglevel", "warning", "-y", *ffmpeg.compile(out, cmd="ffmpeg")[1:]]
 
     def start(self) -> None:
@@ -70,6 +76,7 @@ class VideoRecorder:
             # Popen here (not in a worker thread): PDEATHSIG fires when the *thread* that forked exits.
             self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                             preexec_fn=_die_with_parent)
+        threading.Thread(target=self._watch_first_frame, name="video-first-frame", daemon=True).start()
 
     @property
     def pid(self) -> int | None:
@@ -93,6 +100,28 @@ class VideoRecorder:
             self.process.kill()
             self.process.wait(timeout=5)
 
+    def _watch_first_frame(self) -> None:
+        """Thread: note when the first packet lands (the loop may be blocked launching Chromium meanwhile)."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.alive():
+            if any(p.stat().st_size > 0 for p in self.seg_dir.glob("seg_*.ts")):
+                self.first_frame_t = self.now()
+                return
+            time.sleep(0.01)
+
+    async def first_frame(self, timeout: float = 10.0) -> float:
+        """Wait until ffmpeg has written its first packet; returns when that happened (`now()` units)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.first_frame_t is None:
+            if not self.alive():
+                raise VideoError(f"ffmpeg exited with code {self.returncode()}: "
+                                 f"{self.log_path.read_text(errors='replace').strip()[-300:]}")
+            if loop.time() > deadline:
+                raise VideoError(f"ffmpeg wrote no frame within {timeout:.0f}s")
+            await asyncio.sleep(0.02)
+        return self.first_frame_t
+
     def join(self) -> Path | None:
         return join_segments(self.run_dir)
 
@@ -100,6 +129,26 @@ class VideoRecorder:
 def segment_files(run_dir: str | Path) -> list[Path]:
     seg_dir = Path(run_dir) / SEGMENTS_DIR
     return sorted(p for p in seg_dir.glob("seg_*.ts") if p.stat().st_size > 0)
+
+
+PTS_WRAP = 2**33 / 90000  # MPEG-TS timestamps are 33-bit at 90 kHz: they wrap every ~26.5 hours
+
+
+def first_frame_epoch(run_dir: str | Path, near_epoch: float) -> float | None:
+    """Wall-clock time of the video's first frame. x11grab stamps frames with the wall clock and the segments keep
+    it (-copyts) modulo the TS wrap; `near_epoch` (roughly when ffmpeg started) picks the right turn."""
+    segs = segment_files(run_dir)
+    if not segs:
+        return None
+    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                           "-show_entries", "packet=pts_time", "-of", "csv=p=0", str(segs[0])],
+                          capture_output=True, text=True, timeout=30)
+    try:
+        pts = float(proc.stdout.split()[0].strip(","))
+    except (IndexError, ValueError):
+        return None
+    turns = round((near_epoch - pts) / PTS_WRAP)
+    return pts + turns * PTS_WRAP
 
 
 def join_segments(run_dir: str | Path, keep_segments: bool = False) -> Path | None:

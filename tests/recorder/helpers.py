@@ -115,3 +115,13 @@ def assert_video_plays(path: Path) -> float:
     probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json", str(path)],
                            capture_output=True, text=True, timeout=60, check=True)
     return float(json.loads(probe.stdout)["format"]["duration"])
+
+
+def assert_video_covers_run(path: Path, manifest: dict) -> None:
+    """The video plays, starts before the agent could act (ready_t), and lasts as long as the run it covers
+    (first frame → finalize) within 10 %. Display/ffmpeg start-up before the first frame can take seconds on a
+    loaded machine; the recorder reports ready only after ffmpeg's first frame, so no agent action is missed."""
+    duration = assert_video_plays(path)
+    assert manifest["video_start_t"] <= manifest["ready_t"]
+    run = manifest["duration"] - manifest["video_start_t"]
+    assert abs(duration - run) <= 0.1 * run, (duration, run, manifest["duration"], manifest["video_start_t"])
