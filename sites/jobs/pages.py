@@ -16,7 +16,7 @@ def layout(title: str, body: str, user: str | None, now_ms: int, crumbs: str = "
 <link rel="icon" href="/static/logo.svg"></head><body>
 <header class="top"><a class="brand" href="/"><img src="/static/logo.svg" alt="" width="30" height="30">hireloop</a>
 <nav aria-label="Main"><a href="/">Find jobs</a><a href="/#companies">Companies</a><a href="/#salaries">Salaries</a></nav>
-<div class="acct"><a href="/#inbox" class="bell" aria-label="Notifications">&#128276;<span id="notif-count" hidden></span></a>
+<div class="acct"><a href="/#inbox" class="bell" aria-label="Notifications"><svg viewBox="0 0 24 24" width="22" height="22" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4z"/><path d="M10 20a2 2 0 0 0 4 0"/></svg><span id="notif-count" hidden></span></a>
 {account}</div></header>
 {crumbs}<main>{body}</main>
 <footer><span>© 2026 Hireloop Inc.</span><span>Privacy · Terms · Accessibility · Help</span></footer>

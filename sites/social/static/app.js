@@ -5,6 +5,7 @@
   const $$ = (s, r) => Array.from((r || document).querySelectorAll(s));
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
   let posts = [], ws = null, wsReady = null, ref = 0;
+  const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
 
   function xhr(method, url, body) {
     return new Promise((resolve, reject) => {
@@ -25,8 +26,8 @@
     return '<article class="box post" id="post-' + p.id + '" aria-label="Post by ' + esc(p.author.name) + '"><header><img src="' + p.author.avatar + '" alt="" width="40" height="40"><div><strong>' +
       esc(p.author.name) + "</strong><small>" + esc(p.age) + (p.audience ? " · " + p.audience.replace("_", " ") : "") + "</small></div></header><p>" + esc(p.text) + "</p>" +
       (p.image ? '<img class="photo" src="/static/' + p.image + '.svg" alt="Photo from ' + esc(p.author.name) + '">' : "") +
-      '<div class="counts"><span class="likes">' + p.likes + ' likes</span><span><span class="ncomments">' + p.comments.length + '</span> comments · <span class="shares">' + p.shares + " shares</span></span></div>" +
-      '<div class="actions"><button type="button" class="like">&#128077; Like</button><button type="button" class="comment-btn">&#128172; Comment</button><button type="button" class="share">&#8599; Share</button></div>' +
+      '<div class="counts"><span class="likes">' + p.likes + ' likes</span><span><span class="ncomments">' + plural(p.comments.length, "comment") + '</span> · <span class="shares">' + plural(p.shares, "share") + "</span></span></div>" +
+      '<div class="actions"><button type="button" class="like">' + ICONS.like + ' Like</button><button type="button" class="comment-btn">' + ICONS.comment + ' Comment</button><button type="button" class="share">' + ICONS.share + ' Share</button></div>' +
       '<ul class="comments">' + p.comments.map(comment).join("") + '</ul><form class="comment-form"><img src="/avatar/alex.svg" alt="" width="28" height="28"><input aria-label="Write a comment on ' +
       esc(p.author.name) + "'s post\" placeholder=\"Write a comment…\"><button type=\"submit\" class=\"send\">Send</button></form></article>";
   }
@@ -62,7 +63,7 @@
       if (m.type === "presence") $("#online").innerHTML = m.online.map((u) => '<li><img src="' + u.avatar + '" alt="" width="28" height="28"><span>' + esc(u.name) + '</span><i class="dot"></i></li>').join("");
       if (m.type === "comment_added") {
         const el = $("#post-" + m.post_id);
-        if (el) { $(".comments", el).insertAdjacentHTML("beforeend", comment(m.comment)); $(".ncomments", el).textContent = $$(".comment", el).length; }
+        if (el) { $(".comments", el).insertAdjacentHTML("beforeend", comment(m.comment)); $(".ncomments", el).textContent = plural($$(".comment", el).length, "comment"); }
       }
     });
   }
@@ -87,7 +88,7 @@
   window.addEventListener("message", (ev) => {
     if (ev.origin !== location.origin || !ev.data || ev.data.type !== "murmur:shared") return;
     const el = $("#post-" + ev.data.post_id);
-    if (el) $(".shares", el).textContent = ev.data.shares + " shares";
+    if (el) $(".shares", el).textContent = plural(ev.data.shares, "share");
   });
 
   connect();
