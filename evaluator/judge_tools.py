@@ -139,6 +139,9 @@ class RunTools:
         for h in hits[:limit]:
             status = (h.response or {}).get("status") if isinstance(h.response, dict) else None
             body = f" body={_compact(h.body, 300)}" if h.body else ""
+            if h.type == "websocket":
+                lines.append(f"line {h.line} t={h.t} websocket {h.event} {h.url}: {_compact(h.payload, 300)}")
+                continue
             lines.append(f"line {h.line} t={h.t} {h.method} {h.url} -> {status if status is not None else '-'}"
                          f"{' INTERCEPTED' if h.intercepted else ''}{body}")
         return self._text(name, R.HTTP, lines, f"{name} run: {len(hits)} matching requests"

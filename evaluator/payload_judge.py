@@ -13,11 +13,11 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from interceptor.spec import Rule, Spec
+from interceptor.spec import Rule, Spec, glob_to_regex
 from recorder import records as R
 from evaluator import volatile
 from evaluator.normalize import same
-from evaluator.rundir import Interception, RunDir
+from evaluator.rundir import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
 
 _MISSING = object()
@@ -76,6 +76,7 @@ def _is_free_text(v: Any) -> bool:
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SITE = re.compile(r"\{sites\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def canonical_url(url: str, run: RunDir | None) -> str:
@@ -157,9 +158,13 @@ class PayloadJudge:
             reason = "terminal request never sent"
             why = ", ".join(filter(None, [f"status {run.status}" if run.status else None,
                                           f"stop reason: {run.stop_reason}" if run.stop_reason else None]))
-            ev = Evidence("agent", R.INTERCEPTIONS if run.interceptions.present else R.MANIFEST)
-            self.conditions.append(Condition("Terminal request sent", False, [ev],
-                                             reason + (f" ({why})" if why else "")))
+            ev = [Evidence("agent", R.INTERCEPTIONS if run.interceptions.present else R.MANIFEST)]
+            detail = reason + (f" ({why})" if why else "")
+            for h in self._near_misses()[:1]:
+                ev.append(Evidence("agent", R.HTTP, line=h.line))
+                detail += (f"; {h.method} {h.url} was sent (http.jsonl line {h.line}) but did not satisfy the "
+                           "rule's fields/equals, so it is not the task's terminal request")
+            self.conditions.append(Condition("Terminal request sent", False, ev, detail))
             return self._verdict(reason)
         catch = catches[0]
         if len(catches) > 1:
@@ -175,6 +180,28 @@ class PayloadJudge:
         failed = [c for c in self.conditions if not c.met]
         return self._verdict("; ".join(f"{c.condition}: {c.detail}" for c in failed) if failed else
                              f"payload matches ({len(self.conditions)} conditions)")
+
+    def _near_misses(self) -> list[HttpRecord]:
+        """Requests to a rule's URL (and method) that were not caught: sent, but not what the rule asks for."""
+        if self.spec is None:
+            return []
+        sites = self.run.manifest.get("sites") if isinstance(self.run.manifest.get("sites"), dict) else {}
+
+        def fill(text: str, escape: bool) -> str:  # {sites.NAME} -> this run's base URL of that local site
+            def base(m: re.Match[str]) -> str:
+                url = str(sites.get(m.group(1), m.group(0)))
+                return re.escape(url) if escape else url
+            return SITE.sub(base, text)
+
+        out = []
+        for rule in self.spec.intercept:
+            try:
+                rx = glob_to_regex(fill(rule.url, False)) if rule.url else re.compile(fill(rule.url_regex or "", True))
+            except (ValueError, re.error):
+                continue
+            out += [h for h in self.run.http if not h.intercepted and rx.fullmatch(h.url)
+                    and (not rule.methods or h.method.upper() in rule.methods)]
+        return sorted(out, key=lambda h: h.line)
 
     def _endpoint(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None) -> None:
         if ref_catch is None:

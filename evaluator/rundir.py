@@ -30,7 +30,7 @@ class Record:
     @classmethod
     def parse(cls, line: int, raw: dict[str, Any]):
         known = {f.name for f in fields(cls)} - {"line", "raw"}
-        kwargs = {k: raw[k] for k in known if k in raw}
+        kwargs = {k: raw[k] for k in known if raw.get(k) is not None}  # null -> the field's default
         if not isinstance(kwargs.get("t"), (int, float)):
             kwargs.pop("t", None)
         return cls(line=line, raw=raw, **kwargs)
@@ -62,6 +62,11 @@ class Interception(Record):
 
 @dataclass(frozen=True)
 class HttpRecord(Record):
+    """A request (type "request", the default) or a WebSocket frame (type "websocket", with event and payload)."""
+
+    type: str = "request"
+    event: str | None = None
+    payload: Any = None
     id: Any = None
     target: Any = None
     frame: Any = None

@@ -16,7 +16,8 @@ RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 
 
 def labels() -> list[dict[str, Any]]:
-    return json.loads((RUNS / "labels.json").read_text())
+    """The labelled corpus: hand-built runs (labels.json) + runs recorded by the real pipeline (real/labels.json)."""
+    return json.loads((RUNS / "labels.json").read_text()) + json.loads((RUNS / "real" / "labels.json").read_text())
 
 
 def spec_from_yaml(path: str | Path) -> Spec:

@@ -149,3 +149,13 @@ def test_temperature_is_sent_only_when_asked_with_the_legacy_api_version(tmp_pat
         _judge(srv, tmp_path, temperature=0.0, cache_dir=None)
     first = srv.requests[0]
     assert first["body"]["temperature"] == 0.0 and first["headers"]["anthropic-version"] == "2023-06-01"
+
+
+@pytest.mark.parametrize("run,label", [("real/travel/r01-correct", "PASS"), ("real/travel/r07-wrong-date", "FAIL"),
+                                       ("real/travel/r09-gives-up", "FAIL")])
+def test_real_recorded_runs_stay_within_the_token_goal(tmp_path, run, label):
+    with ScriptedAnthropic(good_judge) as srv:
+        v = judge_llm(RunDir(RUNS / run), spec_from_yaml(RUNS / "real/specs/travel-flight-oneway.yaml"),
+                      RunDir(RUNS / "real/travel/reference"), _cfg(srv, tmp_path))
+    assert v.verdict == label
+    assert v.usage["input_tokens"] == sum(r["input_tokens"] for r in srv.requests) <= 30_000
