@@ -44,6 +44,8 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "upload", "description": "Attach one of the user's files (by file name) to a file input (ref).",
      "input_schema": {"type": "object", "properties": {"ref": REF, "file": {"type": "string"}},
                       "required": ["ref", "file"]}},
+    {"name": "wait", "description": "Wait for the page: `ms` milliseconds (at most 10000), or until `text` shows.",
+     "input_schema": {"type": "object", "properties": {"ms": {"type": "integer"}, "text": {"type": "string"}}}},
     {"name": "tabs", "description": "List open tabs; `switch` (an index) makes that tab current.",
      "input_schema": {"type": "object", "properties": {"switch": {"type": "integer"}}}},
     {"name": "done", "description": "Finish: the task is complete (or cannot be completed); say what happened.",
@@ -176,6 +178,14 @@ class BrowserTools:
             raise ToolError(f"no such user file {file!r}; the user's files are: {names}")
         await (await self._locate(ref)).set_input_files(matches[0], timeout=ACTION_TIMEOUT_MS)
         return _text(f"attached {Path(matches[0]).name} to {ref}")
+
+    async def _t_wait(self, ms: int = 1000, text: str | None = None) -> ToolOutcome:
+        page = await self.current()
+        if text:
+            await page.get_by_text(text).first.wait_for(state="visible", timeout=ACTION_TIMEOUT_MS)
+            return _text(f"{text!r} is on the page")
+        await page.wait_for_timeout(max(0, min(int(ms), 10_000)))
+        return _text(f"waited {ms} ms; {await self._where()}")
 
     async def _t_tabs(self, switch: int | None = None) -> ToolOutcome:
         pages = [p for p in self.context.pages if not p.is_closed()]

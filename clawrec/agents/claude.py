@@ -41,13 +41,16 @@ def model_id(model: str | None) -> str:
 
 
 def first_message(ctx: AgentContext) -> str:
+    """The task as one plain message: instruction, start page, the user's info as `- key: value` lines, files."""
     task = ctx.task
-    parts = [f"Task: {task.instruction}", f"Start page: {task.start_url}"]
+    lines = [task.instruction.strip(), "", f"Start at: {task.start_url}"]
     if task.user:
-        parts.append("User information (use it where the site asks):\n" + json.dumps(task.user, indent=1))
+        lines += ["", "Information about me that you may use:"]
+        lines += [f"- {key}: {value}" for key, value in task.user.items()]
     if task.files:
-        parts.append("User files you can attach with `upload`: " + ", ".join(Path(f).name for f in task.files))
-    return "\n\n".join(parts)
+        lines += ["", "Files I provide (attach them to file inputs with the `upload` tool):"]
+        lines += [f"- {path}" for path in task.files]
+    return "\n".join(lines) + "\n"
 
 
 def _elide_old_observations(messages: list[dict[str, Any]], keep: int = KEEP_LAST_OBSERVATIONS) -> None:
