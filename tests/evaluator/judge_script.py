@@ -78,6 +78,9 @@ def decide(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def good_judge(body: dict[str, Any], srv: Any) -> dict[str, Any]:
+    """Explores, then submits; obeys a forced tool_choice like the real API does."""
+    if body.get("tool_choice", {}).get("type") == "tool":
+        return reply(tool_use(body["tool_choice"]["name"], decide(body)))
     return explore(body) or reply(tool_use("submit_verdict", decide(body)))
 
 

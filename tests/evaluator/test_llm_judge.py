@@ -159,3 +159,11 @@ def test_real_recorded_runs_stay_within_the_token_goal(tmp_path, run, label):
                       RunDir(RUNS / "real/travel/reference"), _cfg(srv, tmp_path))
     assert v.verdict == label
     assert v.usage["input_tokens"] == sum(r["input_tokens"] for r in srv.requests) <= 30_000
+
+
+def test_token_budget_forces_the_verdict(tmp_path):
+    with ScriptedAnthropic(good_judge) as srv:
+        v = _judge(srv, tmp_path, max_input_tokens=2000, cache_dir=None)
+    choices = [r["body"]["tool_choice"] for r in srv.requests]
+    assert choices[0] == {"type": "auto"} and choices[-1] == {"type": "tool", "name": "submit_verdict"}
+    assert len(srv.requests) == 2 and v.verdict == "PASS"
