@@ -132,6 +132,7 @@ class LLMJudge:
                 raise JudgeError("LLM judge: no Anthropic credentials: set ANTHROPIC_API_KEY (or "
                                  "ANTHROPIC_AUTH_TOKEN, or an anthropic profile)")
         self.client = client
+        self.verify: tuple[str, ...] = ()
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -142,6 +143,7 @@ class LLMJudge:
         agent.load_all()
         if reference is not None:
             reference.load_all()
+        self.verify = tuple(spec.verify) if spec is not None else ()
         prompt = task_prompt(spec, agent, reference)
         key = self._cache_key(prompt, agent, reference)
         cached = self._cache_get(key)
@@ -234,10 +236,13 @@ class LLMJudge:
                          f"({usage['input_tokens']} input tokens): {detail}")
 
     def _check(self, sub: Any, agent: RunDir, reference: RunDir | None) -> list[str]:
-        """Shape problems first; then every evidence pointer must exist in its run directory."""
+        """Shape problems first; then one condition per `verify` item; then every evidence pointer must exist."""
         problems = check_submission(sub)
         if problems:
             return problems
+        if len(sub["conditions"]) < len(self.verify):
+            problems.append(f"give one condition for each of the {len(self.verify)} conditions to verify "
+                            f"(got {len(sub['conditions'])})")
         runs = {"agent": agent, "reference": reference}
         for i, c in enumerate(sub["conditions"]):
             for e in c["evidence"]:

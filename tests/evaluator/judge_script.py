@@ -46,6 +46,16 @@ def explore(body: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+KEYWORDS = (("date", "date"), ("departure", "origin"), ("class", "cabin"), ("arrival", "destination"))
+
+
+def verify_items(body: dict[str, Any]) -> list[str]:
+    """The `verify` conditions listed in the judge's first message."""
+    first = body["messages"][0]["content"]
+    block = first.split("Conditions to verify:\n", 1)[-1].split("\n\n", 1)[0]
+    return [line[2:] for line in block.splitlines() if line.startswith("- ")]
+
+
 def decide(body: dict[str, Any]) -> dict[str, Any]:
     """The verdict from the payloads the tools returned: field by field, citing the lines they came from."""
     payloads = {}
@@ -56,19 +66,19 @@ def decide(body: dict[str, Any]) -> dict[str, Any]:
             if m:
                 payloads[run] = (int(m.group(1)), json.loads(m.group(2)))
     if "agent" not in payloads:
-        return {"verdict": "FAIL", "justification": "No payload was caught.",
-                "conditions": [{"condition": "terminal request sent", "met": False,
-                                "evidence": [{"run": "agent", "file": "manifest.json"}]}], "divergence": None}
+        return {"verdict": "FAIL", "justification": "No payload was caught.", "divergence": None,
+                "conditions": [{"condition": item, "met": False, "evidence": [{"run": "agent", "file": "manifest.json"}]}
+                               for item in ["terminal request sent", *verify_items(body)]]}
     aline, agent = payloads["agent"]
     rline, ref = payloads.get("reference", (None, {}))
     conds = []
-    for key, label in (("origin", "Departure is JFK"), ("destination", "Arrival is LAX"),
-                       ("cabin", "Class is economy"), ("date", "Date is Dec 31")):
-        ev = [{"run": "agent", "file": "interceptions.jsonl", "line": aline, "field": key}]
+    for item in verify_items(body):
+        key = next((k for word, k in KEYWORDS if word in item.lower()), None)
+        ev = [{"run": "agent", "file": "interceptions.jsonl", "line": aline, "field": key or "body"}]
         if rline:
-            ev.append({"run": "reference", "file": "interceptions.jsonl", "line": rline, "field": key})
-        conds.append({"condition": label, "met": str(agent.get(key)).strip().lower() ==
-                      str(ref.get(key, agent.get(key))).strip().lower(), "evidence": ev})
+            ev.append({"run": "reference", "file": "interceptions.jsonl", "line": rline, "field": key or "body"})
+        met = key is None or str(agent.get(key)).strip().lower() == str(ref.get(key, agent.get(key))).strip().lower()
+        conds.append({"condition": item, "met": met, "evidence": ev})
     ok = all(c["met"] for c in conds)
     bad = [c["condition"] for c in conds if not c["met"]]
     return {"verdict": "PASS" if ok else "FAIL", "conditions": conds,

@@ -167,3 +167,21 @@ def test_token_budget_forces_the_verdict(tmp_path):
     choices = [r["body"]["tool_choice"] for r in srv.requests]
     assert choices[0] == {"type": "auto"} and choices[-1] == {"type": "tool", "name": "submit_verdict"}
     assert len(srv.requests) == 2 and v.verdict == "PASS"
+
+
+def test_every_verify_condition_must_be_answered(tmp_path):
+    from tests.evaluator.anthropic_server import reply, tool_use
+    from tests.evaluator.judge_script import decide, explore, step
+
+    def terse(body, srv):
+        if explore(body):
+            return explore(body)
+        full = decide(body)
+        if step(body) == 2:  # first submission: only one condition
+            full["conditions"] = full["conditions"][:1]
+        return reply(tool_use("submit_verdict", full))
+
+    with ScriptedAnthropic(terse) as srv:
+        v = _judge(srv, tmp_path)
+    assert "give one condition for each of the 5 conditions to verify (got 1)" in v.usage["refused_submissions"][0]
+    assert len(v.conditions) == 5
