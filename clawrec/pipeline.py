@@ -158,8 +158,14 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         status, reason, exit_code, message, result = await _supervise(agent_task, ctx, icpt, rec, time_limit,
                                                                       req.grace, spec.limits.steps)
         return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
-    except BaseException:  # Ctrl-C or an unexpected error: the manifest is written all the same
-        await asyncio.shield(_end(rec, icpt, agent_task, "crashed", "interrupted", 1, "interrupted", result, ctx))
+    except BaseException as exc:  # Ctrl-C or an unexpected error: the manifest is written all the same
+        interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
+        if interrupted and req.agent == "human":  # a person ends their own session with Ctrl-C
+            status, reason = "ok", "stopped by the user (interrupt)"
+        else:
+            status = "crashed"
+            reason = "interrupted" if interrupted else f"clawrec failed: {type(exc).__name__}: {exc}"
+        await asyncio.shield(_end(rec, icpt, agent_task, status, reason, 1, reason, result, ctx))
         raise
 
 

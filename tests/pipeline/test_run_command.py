@@ -101,3 +101,26 @@ def test_browser_dying_is_an_infrastructure_failure(tmp_path, capsys):
     assert len(err) >= 1 and err[-1].startswith("clawrec: run crashed")
     m = manifest(Path(out[-1]))
     assert m["status"] == "crashed" and m["duration"] < 30
+
+
+def test_human_run_ended_by_ctrl_c_is_ok(tmp_path):
+    """`--agent human`: clawrec waits for the person; Ctrl-C ends the session and the manifest says so."""
+    import signal
+    import time
+
+    from tests.pipeline.helpers import spawn_cli
+
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        proc = spawn_cli([str(spec), "--agent", "human", "--headless", "--run-dir", str(tmp_path / "run")])
+        deadline = time.monotonic() + 60
+        agent_log = tmp_path / "run" / "agent.jsonl"
+        while not (agent_log.exists() and agent_log.read_text().strip()):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    m = manifest(tmp_path / "run")
+    assert m["status"] == "ok" and "stopped by the user" in m["stop_reason"]
+    assert jsonl(tmp_path / "run", "agent.jsonl")[0]["content"].startswith("Sign me up")
