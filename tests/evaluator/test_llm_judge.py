@@ -185,3 +185,14 @@ def test_every_verify_condition_must_be_answered(tmp_path):
         v = _judge(srv, tmp_path)
     assert "give one condition for each of the 5 conditions to verify (got 1)" in v.usage["refused_submissions"][0]
     assert len(v.conditions) == 5
+
+
+def test_task_judge_context_reaches_the_model(tmp_path):
+    import dataclasses
+
+    spec = dataclasses.replace(spec_from_yaml(TRAVEL_SPEC), judge_context={"rubric": "Nonstop flights only."})
+    with ScriptedAnthropic(good_judge) as srv:
+        judge_llm(RunDir(RUNS / "travel/a01-correct"), spec, RunDir(RUNS / "travel/reference"),
+                  _cfg(srv, tmp_path, cache_dir=None))
+    assert "Task-specific rubric (from the task author): Nonstop flights only." in \
+        srv.requests[0]["body"]["messages"][0]["content"]
