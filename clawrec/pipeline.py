@@ -14,6 +14,7 @@ import json
 import secrets
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,9 @@ async def _supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec
         with contextlib.suppress(asyncio.TimeoutError):  # a last submission may still be in flight
             await asyncio.wait_for(icpt.caught.wait(), max(SETTLE, grace))
         result, err = _agent_outcome(agent_task)
+        if err is not None and not agent_task.cancelled() and agent_task.exception() is not None:
+            exc = agent_task.exception()  # the traceback is kept for whoever debugs the adapter
+            (ctx.run_dir / "agent.error.log").write_text("".join(traceback.format_exception(exc)))
         if icpt.catches:
             return ("intercepted", _catch_reason(icpt), 0, "", result)
         if err is not None:

@@ -92,3 +92,29 @@ def test_entry_point_agent_runs_under_clawrec_run(tmp_path, monkeypatch, capsys)
     assert m["agent"] == "tiny" and m["status"] == "ok" and m["agent_result"]["message"] == "tiny done"
     logged = [json.loads(line) for line in (run_dir / "agent.jsonl").read_text().splitlines()]
     assert any(r["content"] == "hello from a plug-in: Sign me up for the Pro plan of the newsletter." for r in logged)
+
+
+CRASHING = """
+class CrashAgent:
+    name = "crash"
+    async def run(self, ctx):
+        raise RuntimeError("adapter bug")
+"""
+
+
+def test_agent_that_raises_is_an_agent_error_not_a_clawrec_crash(tmp_path, monkeypatch, capsys):
+    from tests.pipeline.helpers import manifest, run_cli
+    from tests.pipeline.tinysite import TinySite, write_spec
+
+    install_plugin(tmp_path, "crash = crashagent_pkg:CrashAgent", CRASHING, name="crashagent")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        code, out, err = run_cli([str(spec), "--agent", "crash", "--headless", "--runs-dir", str(tmp_path / "r")],
+                                 capsys)
+    sys.modules.pop("crashagent_pkg", None)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    assert m["status"] == "agent_error" and "RuntimeError: adapter bug" in m["stop_reason"]
+    assert "raise RuntimeError" in (run_dir / "agent.error.log").read_text()
