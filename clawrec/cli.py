@@ -20,6 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "intercept": ("intercept", "intercept", "Attach to a running browser and block a spec's terminal requests."),
     "run": ("run", "run", "Run one task with an agent in an instrumented browser."),
     "judge": ("judge", "judge", "Judge a run (payload and/or LLM judge) against its reference."),
+    "annotate": ("annotate", "annotate", "Turn a recorded run into an interception spec (ranked candidates)."),
+    "diagnose": ("diagnose", "diagnose", "Align a run's actions with its reference; show where it diverged."),
+    "view": ("view", "view", "Render a run as one self-contained report.html (timeline, video, verdict)."),
 }
 
 

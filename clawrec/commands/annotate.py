@@ -1,0 +1,85 @@
+"""`clawrec annotate RUN`: list a recorded run's candidate terminal requests and write a spec for one of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clawrec.errors import UsageError
+from interceptor.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
+from interceptor.spec import CATEGORIES
+from interceptor.spec_check import SpecError, load_spec
+
+
+def describe(n: int, c: Candidate) -> str:
+    """One line per candidate: N, method, URL, body keys (and why it ranks where it does)."""
+    keys = ", ".join(c.keys()[:8]) + (", …" if len(c.keys()) > 8 else "")
+    marks = [m for m, on in (("caught", c.intercepted), (f"+{c.gap:.2f}s after the last click",
+                                                            c.after_last_action and not c.intercepted)) if on]
+    return f"{n:>3}  {c.method:<6} {c.url}  [{keys or c.kind}]" + (f"  ({'; '.join(marks)})" if marks else "")
+
+
+def _task_id(run_path: Path, manifest: dict) -> str:
+    task = manifest.get("task") if isinstance(manifest.get("task"), dict) else {}
+    return str(task.get("id") or manifest.get("task_id") or run_path.resolve().name)
+
+
+@click.command("annotate")
+@click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Spec file to write (default: ID.yaml in the current folder; its name must be ID.yaml).")
+@click.option("--pick", type=int, help="Write the spec for candidate N of the list (default: the top one).")
+@click.option("--id", "spec_id", help="Spec id (default: the --out file's name, else the run's task id).")
+@click.option("--instruction", help="Task instruction (default: the run's task instruction).")
+@click.option("--equals", "equals", default="",
+              help="Comma-separated payload fields whose recorded values the rule must see (enum-like constants).")
+@click.option("--category", type=click.Choice(CATEGORIES), help="Spec category.")
+@click.option("--list", "list_only", is_flag=True, help="Only print the ranked candidates; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite an existing spec file.")
+def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | None, instruction: str | None,
+             equals: str, category: str | None, list_only: bool, force: bool) -> int:
+    """Turn a recorded RUN (e.g. a person's reference run) into an interception spec.
+
+    Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages), best first:
+    a request the run caught, then the one right after the final click/submit. Writes a v1 spec for the top one
+    (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, the payload's fields,
+    `expect` from its values, token-shaped fields as `volatile`, and `reference:` pointing at RUN.
+    """
+    try:
+        run = read_run(run_dir)
+        found = candidates(run)
+    except AnnotateError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
+        raise UsageError(f"{run_dir}: no candidate terminal request (no POST/PUT/PATCH/DELETE other than "
+                         "analytics, no sent WebSocket message) in http.jsonl")
+    for n, c in enumerate(found, 1):
+        click.echo(describe(n, c))
+    if list_only:
+        return 0
+    n = pick or 1
+    if not 1 <= n <= len(found):
+        raise UsageError(f"--pick {n}: there are {len(found)} candidates (1-{len(found)})")
+    if spec_id is None:
+        spec_id = out.stem if out is not None else _task_id(run_dir, run.manifest)
+    out = out or Path(f"{spec_id}.yaml")
+    if out.name != f"{spec_id}.yaml":
+        raise UsageError(f"--out {out}: a spec with id {spec_id!r} must be named {spec_id}.yaml")
+    if out.exists() and not force:
+        raise UsageError(f"{out}: already exists (use --force to overwrite)")
+    keys = tuple(k.strip() for k in equals.split(",") if k.strip())
+    try:
+        spec = build_spec(run, found[n - 1], Options(out=out, id=spec_id, instruction=instruction, equals=keys,
+                                                     category=category))
+    except AnnotateError as exc:
+        raise UsageError(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dump_spec(spec, run, found[n - 1]), encoding="utf-8")
+    try:
+        load_spec(out)
+    except SpecError as exc:  # a bug here, not the user's: say so, keep the file for inspection
+        raise UsageError(f"wrote {out} but it does not validate: {exc.problems[0] if exc.problems else exc}") \
+            from None
+    click.echo(f"wrote {out} (candidate {n}: {found[n - 1].method} {found[n - 1].url})")
+    return 0
