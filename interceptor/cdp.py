@@ -175,6 +175,11 @@ class Connection:
         conn._writer = asyncio.get_running_loop().create_task(conn._write(), name="cdp:writer")
         return conn
 
+    def socket_fd(self) -> int | None:
+        """The TCP socket under the websocket (the fail-closed watchdog keeps a duplicate of it)."""
+        sock = self._ws.transport.get_extra_info("socket") if self._ws.transport else None
+        return sock.fileno() if sock is not None else None
+
     def session(self, session_id: str | None) -> Session | None:
         return self.root if session_id is None else self.sessions.get(session_id)
 

@@ -79,12 +79,22 @@ class Interceptor:
         self.conn = await Connection.open(ws_url)
         self.conn.on_close.append(self._connection_lost)
         self.conn.on_handler_error.append(lambda where, exc: self._fatal(f"{where}: {exc!r}"))
-        await self.failclosed.arm(self.conn.root)
+        await self.failclosed.arm(self.conn.root, self.conn.socket_fd())
         self.attacher = Attacher(self.conn, self._prepare, self._prepare_failed)
+        if self.patterns:
+            # Browser-level Fetch too: a tab opened by Target.createTarget{url} starts its navigation before the new
+            # target can be prepared (measured: it reached the server); the browser session pauses it. A request
+            # both levels pause is decided twice the same way, so it is caught once.
+            root = self.conn.root
+            root.on("Fetch.requestPaused", lambda p: self._paused(root, p))
+            await root.send("Fetch.enable", {"patterns": self.patterns})
         await self.attacher.start()
 
-    async def close(self) -> None:
-        """Stop: wait for decisions in flight, fail (never continue) what is still held, write http.har."""
+    async def close(self, close_browser: bool = False) -> None:
+        """Stop: wait for decisions in flight, fail (never continue) what is still held, write http.har.
+
+        Once detached, the browser is no longer protected; `close_browser=True` closes it first (Browser.close,
+        then a kill if it lingers), so nothing can leave after the interceptor stops."""
         if self._closing:
             return
         self._closing = True
@@ -93,9 +103,15 @@ class Interceptor:
         for request_id, (session, _url) in list(self._held.items()):
             session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
         self._held.clear()
+        if close_browser and self.conn is not None and not self.conn.closed:
+            try:
+                await asyncio.wait_for(self.conn.root.send("Browser.close"), 5)
+            except (CDPError, asyncio.TimeoutError):
+                pass
+            self.failclosed.trip("closing the browser with the interceptor")
+        self.failclosed.disarm()  # first: the watchdog holds a duplicate of the CDP socket
         if self.conn is not None:
             await self.conn.close()
-        self.failclosed.disarm()
         if self.http is not None:
             self.http.close()
         self.writer.close()
@@ -169,6 +185,9 @@ class Interceptor:
             return
         action = self._answer(session, request_id, rule)
         self._held.pop(request_id, None)
+        if session.id is None and self.conn is not None:  # paused at browser level: attribute to its target
+            session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
+                           session)
         frame_url = await self._sender_url(session, params)
         record = {
             "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],

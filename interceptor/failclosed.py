@@ -6,7 +6,9 @@ a live browser would let the terminal submission leave. Three layers:
    through the caller's `kill_browser` (the pipeline's Browser.kill) or by the PID learnt at attach
    (SystemInfo.getProcessInfo);
 2. the interceptor process dies (even SIGKILL) -> the watchdog process (interceptor/watchdog.py) sees its stdin hit
-   EOF and kills the browser by PID;
+   EOF and kills the browser by PID. The watchdog also holds a duplicate of the CDP socket, so Chrome sees no
+   disconnect (and continues nothing) before it is killed: without that, a SIGKILLed interceptor leaked paused
+   terminal requests in 1 of ~10 runs (measured), because Chrome's detach raced the watchdog's kill;
 3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
 """
 
@@ -49,7 +51,8 @@ class FailClosed:
         self.tripped: str | None = None
         self._watchdog: subprocess.Popen | None = None
 
-    async def arm(self, root: Session) -> None:
+    async def arm(self, root: Session, socket_fd: int | None = None) -> None:
+        """Learn the browser PID and start the watchdog (holding `socket_fd`, the CDP connection's socket)."""
         self.pid = await browser_pid(root)
         if self.pid is None and self.kill_browser is None:
             raise RuntimeError("cannot fail closed: the browser PID is unknown (SystemInfo.getProcessInfo) and no "
@@ -57,7 +60,8 @@ class FailClosed:
         if self.use_watchdog and self.pid is not None and Path(f"/proc/{self.pid}").exists():
             self._watchdog = subprocess.Popen(
                 [sys.executable, "-I", "-S", watchdog.__file__, str(self.pid), watchdog.start_time(self.pid)],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+                pass_fds=(socket_fd,) if socket_fd is not None else ())
 
     def trip(self, reason: str) -> None:
         """Kill the browser now (idempotent)."""

@@ -101,6 +101,13 @@ def channel_pages(other: str) -> dict[str, str]:
                                " Promise(r => ws.onopen = r); async function go(){ await window.wsOpen;"
                                f" ws.send(JSON.stringify({_js('websocket', 'no')}));"
                                f" ws.send(JSON.stringify({_js('websocket', 'yes')})); }}"),
+        "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
+        # fault injection: submits a draft and a terminal request every 10 ms, forever
+        "loop": page("loop", "let n = 0; setInterval(() => { n++; const h = {'Content-Type': 'application/json'};"
+                             " fetch('/submit/loop', {method: 'POST', headers: h, body: JSON.stringify({order:"
+                             " 'ORD-loop', confirm: 'no', n})}).catch(e => 0); fetch('/submit/loop', {method:"
+                             " 'POST', headers: h, body: JSON.stringify({order: 'ORD-loop', confirm: 'yes', n})})"
+                             ".catch(e => 0); }, 10);"),
     }
     return pages
 

@@ -40,6 +40,7 @@ CHANNELS = {
     "multipart_form": ("page", "page", "page", False),
     "multipart_fetch": ("page", "page", "page", False),
     "websocket": ("page", "page", "page", True),
+    "cdp_new_tab": ("about:blank", "about:blank", None, False),  # Target.createTarget{url: the submission}
 }
 
 
@@ -68,6 +69,10 @@ async def _act(page, channel: str, disk: Path) -> None:
     elif channel == "multipart_fetch":
         await page.set_input_files("#file", str(disk))
         await page.click("#go")
+    elif channel == "cdp_new_tab":
+        cdp = await page.context.new_cdp_session(page)
+        await cdp.send("Target.createTarget", {"url": page.url.replace("/ch/cdp_new_tab", "/submit/cdp_new_tab?"
+                                                                       "order=ORD-cdp_new_tab&confirm=yes")})
     elif channel == "service_worker":
         await page.evaluate("window.ready.then(() => 1)")
         await page.click("#go")
@@ -113,7 +118,7 @@ def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
     body = c["body"]
     if channel == "graphql_batch":
         assert body[1] == {"operationName": "PlaceOrder", "order": "ORD-graphql_batch", "confirm": "yes"}
-    elif channel in ("popup", "get_query"):
+    elif channel in ("popup", "get_query", "cdp_new_tab"):
         assert body is None and c["query"] == {"order": f"ORD-{channel}", "confirm": "yes"}
     else:
         assert body["order"] == f"ORD-{channel}" and body["confirm"] == "yes"
