@@ -8,6 +8,7 @@ The task parameters below are the ones the demo specs (specs/demo/*.yaml) ask fo
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -113,7 +114,7 @@ async def drive_jobs(page: Any, urls: dict, user: dict, files: dict | None = Non
     await page.get_by_label(re.compile("^Cover letter")).fill(user.get("cover_letter", ""))
     await page.get_by_role("checkbox", name=re.compile("I confirm")).check()
     await page.get_by_role("button", name="Submit application").click()
-    await settle(page, ["#application-ref", ".error"])
+    await settle(page, ["#application-ref", ".error", "#main-frame-error"])  # the last: Chromium's own error page
 
 
 async def drive_shop(page: Any, urls: dict, user: dict, files: dict | None = None) -> None:
@@ -176,11 +177,13 @@ async def drive_social_share(page: Any, urls: dict, user: dict, files: dict | No
     await popup.wait_for_load_state()
     await popup.get_by_label("Share to").select_option(s["target"])
     await popup.get_by_label(re.compile("^Say something")).fill(s["message"])
+    closed = asyncio.ensure_future(popup.wait_for_event("close", timeout=SETTLE_S * 1000))
     await popup.get_by_role("button", name="Share now").click()
-    try:
-        await popup.wait_for_event("close", timeout=SETTLE_S * 1000)
-    except Exception:  # noqa: BLE001 - blocked: the popup stays open with its error
-        pass
+    errored = asyncio.ensure_future(settle(popup, ["#share-error:not([hidden])"]))
+    await asyncio.wait([closed, errored], return_when=asyncio.FIRST_COMPLETED)  # shared (closes) or error shown
+    for fut in (closed, errored):
+        fut.cancel()
+    await asyncio.gather(closed, errored, return_exceptions=True)
 
 
 DRIVERS: dict[str, Callable[..., Awaitable[None]]] = {

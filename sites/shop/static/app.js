@@ -157,7 +157,7 @@
   }
 
   async function viaServiceWorker(body) {
-    if (!("serviceWorker" in navigator)) return null;
+    if (!("serviceWorker" in navigator) || !(await navigator.serviceWorker.getRegistration())) return null;
     const reg = await Promise.race([navigator.serviceWorker.ready, new Promise((r) => setTimeout(() => r(null), 8000))]);
     if (!reg || !reg.active) return null;
     return new Promise((resolve) => {
