@@ -135,6 +135,7 @@ class PayloadJudge:
         self.conditions: list[Condition] = []
         self.skipped: list[dict[str, str]] = []
         self.notes: list[str] = []
+        self.diffs: list[tuple[str, Any, Any]] = []  # (field, agent value, wanted value) of failed comparisons
 
     def _ev(self, who: str, catch: Interception | None, field: str | None = None) -> Evidence:
         return Evidence(run=who, file=R.INTERCEPTIONS, line=catch.line if catch else None, field=field)
@@ -274,6 +275,8 @@ class PayloadJudge:
             if not ok and (reason := volatile.value_reason(a, path) or volatile.value_reason(b, path)):
                 self._skip(path, reason)
                 continue
+            if not ok:
+                self.diffs.append((path, a, b))
             self.conditions.append(Condition(
                 f"Field {path} matches the reference", ok,
                 [self._ev("agent", catch, path), self._ev("reference", ref_catch, path)],
@@ -287,9 +290,21 @@ class PayloadJudge:
                                                  [self._ev("agent", catch, path)], "field missing from payload"))
                 continue
             ok, how = same(got, want)
+            if not ok:
+                self.diffs.append((path, got, want))
             self.conditions.append(Condition(f"Field {path} equals {_show(want)}", ok,
                                              [self._ev("agent", catch, path)],
                                              f"{_show(got)} ({how})" if ok else f"got {_show(got)}"))
+
+    def _divergence(self) -> dict[str, Any] | None:
+        """The first wrong field, and the agent action that typed the wrong value when one did (its seq)."""
+        if not self.diffs:
+            return None
+        path, got, want = self.diffs[0]
+        typed = [a for a in self.run.actions if a.type in ("input", "change") and isinstance(a.value, (str, int))
+                 and same(a.value, got)[0]]
+        return {"step": typed[0].seq if typed else None, "agent": f"{path} = {_show(got)}",
+                "reference": f"{path} = {_show(want)}"}
 
     def _verdict(self, justification: str) -> Verdict:
         passed = bool(self.conditions) and all(c.met for c in self.conditions)
@@ -298,7 +313,7 @@ class PayloadJudge:
             notes += [f"reference: {p}" for p in self.ref.problems]
         return Verdict(
             verdict="PASS" if passed else "FAIL", judge="payload", conditions=self.conditions,
-            justification=justification, skipped_fields=self.skipped, notes=notes,
+            justification=justification, divergence=self._divergence(), skipped_fields=self.skipped, notes=notes,
             run=str(self.run.path), reference=str(self.ref.path) if self.ref else None,
             task_id=self.run.task_id or (self.spec.id if self.spec else None),
             spec_sha256=self.run.spec_sha256 or (self.spec.sha256 if self.spec else None),

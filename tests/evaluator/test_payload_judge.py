@@ -143,3 +143,21 @@ def test_verdict_validation_rejects_bad_verdicts(tmp_path):
     with pytest.raises(VerdictError, match="a condition is not met"):
         write_verdict(tmp_path, bad)
     assert not (tmp_path / "verdict.json").exists()
+
+
+def test_divergence_points_at_the_action_that_typed_the_wrong_value():
+    v = _judge("real/travel/r04-wrong-name", "real/travel/reference", "real/specs/travel-flight-oneway.yaml")
+    assert v.divergence == {"step": 58, "agent": 'passengers.0.first_name = "Alec"',
+                            "reference": 'passengers.0.first_name = "Alex"'}
+    rd = RunDir(RUNS / "real/travel/r04-wrong-name")
+    assert next(a for a in rd.actions if a.seq == 58).value == "Alec"
+    assert _judge("travel/a01-correct").divergence is None
+
+
+def test_uncaught_request_to_the_terminal_url_is_named():
+    v = _judge("real/travel/r08-business", "real/travel/reference", "real/specs/travel-flight-oneway.yaml")
+    c = v.conditions[0]
+    assert v.verdict == "FAIL" and "did not satisfy the rule's fields/equals" in c.detail
+    http = [e for e in c.evidence if e.file == "http.jsonl"]
+    rec = RunDir(RUNS / "real/travel/r08-business").http.at_line(http[0].line)
+    assert rec.method == "POST" and rec.url.endswith("/api/bookings") and rec.body["value"]["cabin"] == "business"
