@@ -40,12 +40,21 @@ def build_prompt(ctx: AgentContext, files: list[str]) -> str:
              "A browser is already open for you: use the `browser` tool (navigate, snapshot, act, upload) on it."]
     if task.user:
         lines += ["", "Information about me that you may use:"]
-        lines += [f"- {key}: {value}" for key, value in task.user.items()]
+        lines += [f"- {key}: {value}" for key, value in _flatten(task.user)]
     if files:
         lines += ["", "Files I provide (upload them with the browser tool, action `upload`, using these paths):"]
         lines += [f"- {path}" for path in files]
     lines += ["", "Do the whole task in the browser, then reply with one short sentence saying what you did."]
     return "\n".join(lines) + "\n"
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Nested user info as dotted keys (address.city: Austin): one fact per line for the model."""
+    if isinstance(value, dict):
+        return [kv for k, v in value.items() for kv in _flatten(v, f"{prefix}{k}.")]
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return [kv for i, v in enumerate(value) for kv in _flatten(v, f"{prefix}{i}.")]
+    return [(prefix.rstrip("."), value)]
 
 
 def stage_uploads(files: list[str], run_id: str) -> tuple[list[str], Path | None]:
