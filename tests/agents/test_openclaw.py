@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from aiohttp import web
 from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
 from clawrec.agents.openclaw import OpenClawAgent
 from clawrec.agents.openclaw_config import INSTALL_HINT
+from clawrec.agents.openclaw_transcript import DB_RELPATH
 from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
 from tests.support.model_script import History, Turn, steps
 from tests.support.model_script import browser as call
@@ -144,6 +146,9 @@ def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp
     assert [r["id"] for r in results] == [c["id"] for c in calls] and {c["tool"] for c in calls} == {"browser"}
     snapshot = results[1]["content"]
     assert 'textbox "Full name"' in snapshot and "Clause 79" in snapshot  # the large (zstd-stored) row decoded
+    db = sqlite3.connect(tmp_path / "openclaw/state" / DB_RELPATH)
+    assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
+    db.close()
     order = [r["role"] for r in records]
     assert order[0] == "system" and order[1] == "user" and order[-1] == "assistant"
     assert records[-1]["content"] == "I applied for the library card."
