@@ -89,6 +89,8 @@ def steps(run: RunDir) -> list[Step]:
         kind = a.type
         if kind in NOISE or (kind == "keydown" and a.key != "Enter"):
             continue
+        if kind == "navigate" and str(a.url or "").startswith(("about:", "chrome:", "chrome-extension:", "data:")):
+            continue  # a fresh tab's blank page, the browser's own pages: not a step anyone took
         if kind in ("navigate", "tab_switch"):
             where = _nav_key(a.url, run) if a.url else f"tab {a.tab}"
             out.append(Step(a.seq, a.t, a.line, kind, where, where, None, a.url))

@@ -1,0 +1,120 @@
+"""`clawrec diagnose RUN [--reference REF]`: where the agent diverged from the reference; RUN/diagnosis.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from clawrec.errors import UsageError
+from evaluator.diagnose import DIAGNOSIS, Diagnosis, diagnose as run_diagnosis
+from evaluator.errors import EvaluatorError
+from evaluator.rundir import RunDir
+from interceptor.spec import Spec
+from interceptor.spec_check import SpecError, load_spec
+
+STYLE = {"same": "green", "value": "yellow", "differs": "red", "extra": "magenta", "missing": "magenta"}
+
+
+def find_spec(run: RunDir, given: Path | None) -> tuple[Spec | None, str | None]:
+    """The run's spec: --spec, else the manifest's spec path (relative to the run, or to the current folder)."""
+    if given is not None:
+        try:
+            return load_spec(given), None
+        except SpecError as exc:
+            raise UsageError(str(exc.problems[0]) if exc.problems else str(exc)) from None
+    task = run.manifest.get("task") if isinstance(run.manifest.get("task"), dict) else {}
+    raw = task.get("spec") or run.manifest.get("spec_path")
+    if not raw:
+        return None, "no spec in the manifest: payload compared with the reference only"
+    for p in (run.path / raw, Path(raw)):
+        if p.is_file():
+            try:
+                return load_spec(p), None
+            except SpecError:
+                return None, f"spec {p} does not validate: payload compared with the reference only"
+    return None, f"spec {raw} not found: payload compared with the reference only"
+
+
+def resolve_reference(run: RunDir, spec: Spec | None, given: Path | None) -> Path:
+    ref = given or (spec.reference if spec is not None else None)
+    if ref is None:
+        raise UsageError(f"{run.path}: no reference run (the spec names none); pass --reference RUN")
+    if not Path(ref).is_dir():
+        raise UsageError(f"reference {ref}: not a run directory (no such directory)")
+    return Path(ref)
+
+
+def window(d: Diagnosis, before: int = 3, after: int = 6) -> range:
+    """Rows shown by default: a few around the first divergence (all rows if the runs agree and are short)."""
+    if d.first is None:
+        return range(max(0, len(d.rows) - before - after), len(d.rows))
+    return range(max(0, d.first - before), min(len(d.rows), d.first + after))
+
+
+def render(console: Console, d: Diagnosis, show_all: bool) -> None:
+    c = d.counts
+    console.print(f"[bold]diagnosis[/] {escape(d.run)}\n  reference {escape(d.reference)}")
+    console.print(f"  steps: agent {c['agent']} (of {c['agent_actions']} actions), reference {c['reference']} "
+                  f"(of {c['reference_actions']}); {c['same']} same, {c['value']} other value, {c['differs']} "
+                  f"different, {c['extra']} extra, {c['missing']} skipped; similarity {d.similarity:.2f}")
+    div = d.divergence
+    if div is None:
+        console.print("[green]no divergence[/]: the agent took the reference's steps with the same values")
+    else:
+        console.print(f"[bold red]first divergence[/] at step {div['step']} ({escape(div['status'])})")
+        for side in ("agent", "reference"):
+            step = div[side]
+            console.print(f"  {side:<9} {escape(step['text']) if step else '(nothing)'}"
+                          + (f"  [dim]seq {step['seq']}, t={step['t']:.2f}s[/]" if step and step['t'] is not None
+                             else ""))
+            console.print(f"  {'':<9} url: {escape(str(div[side + '_url'] or '-'))}   screenshot: "
+                          f"{escape(str(div[side + '_screenshot'] or '-'))}")
+    p = d.payload
+    console.print(f"[bold]payload[/]: {p['verdict']} (agent caught {p['agent_caught']}, reference caught "
+                  f"{p['reference_caught']})")
+    for diff in p["differences"]:
+        console.print(f"  - {escape(diff['condition'])}: {escape(str(diff['detail']))}")
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("#", "status", "agent", "reference"):
+        table.add_column(col, overflow="fold")
+    rows = range(len(d.rows)) if show_all else window(d)
+    for i in rows:
+        r = d.rows[i]
+        table.add_row(str(i + 1), f"[{STYLE[r.status]}]{r.status}[/]",
+                      escape(r.agent.describe()) if r.agent else "", escape(r.reference.describe()) if r.reference
+                      else "")
+    console.print(table)
+    if not show_all and len(rows) < len(d.rows):
+        console.print(f"[dim]({len(rows)} of {len(d.rows)} aligned steps shown; --all shows every step)[/]")
+    for note in d.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
+
+
+@click.command("diagnose")
+@click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
+@click.option("--reference", type=click.Path(path_type=Path),
+              help="Reference run directory (default: the spec's `reference`).")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Task spec (default: the manifest's spec path); used by the payload comparison.")
+@click.option("--all", "show_all", is_flag=True, help="Print every aligned step, not just those around the "
+                                                      "divergence.")
+def diagnose(run_dir: Path, reference: Path | None, spec_path: Path | None, show_all: bool) -> int:
+    """Where did RUN leave the reference's path? Aligns both runs' browser actions (click, fill, submit,
+    navigate …) and prints the first divergence (both actions, URLs, nearest screenshots), the caught payload's
+    differences and the aligned steps; writes RUN/diagnosis.json."""
+    try:
+        run = RunDir(run_dir)
+        spec, note = find_spec(run, spec_path)
+        ref = resolve_reference(run, spec, reference)
+        d = run_diagnosis(run, ref, spec)
+    except EvaluatorError as exc:
+        raise UsageError(str(exc)) from None
+    if note:
+        d.notes.append(note)
+    render(Console(highlight=False, soft_wrap=True), d, show_all)
+    click.echo(f"wrote {run.path / DIAGNOSIS}")
+    return 0
