@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from clawrec.errors import ClawrecError, UsageError
+from clawrec.taskfile import expand_sites, has_placeholders
 from evaluator.errors import EvaluatorError, RunDirError, VerdictError
 from evaluator.judge import JUDGE_KINDS, judge_run
 from evaluator.llm_judge import DEFAULT_MODEL, LLMJudgeConfig
@@ -69,6 +70,12 @@ class SpecSource:
             return None
         if run.task_id and spec.id != run.task_id:
             notes.append(f"spec id {spec.id!r} differs from the run's task id {run.task_id!r}")
+        sites = run.manifest.get("sites")
+        if isinstance(sites, dict) and sites and has_placeholders(spec):
+            try:  # this run's local sites (random ports) fill the spec's {sites.NAME}, as at run time
+                spec = expand_sites(spec, {str(k): str(v) for k, v in sites.items()})
+            except UsageError as exc:
+                notes.append(f"spec placeholders not filled: {exc}")
         if run.spec_sha256 and spec.path.is_file():
             now = hashlib.sha256(spec.path.read_bytes()).hexdigest()
             if now != run.spec_sha256:
