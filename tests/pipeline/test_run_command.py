@@ -56,17 +56,15 @@ def test_lingering_agent_is_stopped_within_grace_of_the_catch(tmp_path, capsys):
     assert m["duration"] < 30 and "agent: lingering" in (run_dir / "agent.stdout.log").read_text()
 
 
-def test_agent_without_submission_is_ok_and_crash_is_agent_error(tmp_path, capsys):
+def test_agent_ending_without_submission_is_ok(tmp_path, capsys):
+    """The agent ends and nothing was caught: status ok (a failing agent is agent_error: see the replay and
+    registry tests)."""
     with TinySite() as site:
         spec = write_spec(tmp_path, site)
         code, out, _ = run_cli([str(spec), "--agent", "command", "--agent-cmd", "true", "--headless",
                                 "--runs-dir", str(tmp_path)], capsys)
-        assert code == 0 and manifest(Path(out[-1]))["status"] == "ok"
-        code, out, _ = run_cli([str(spec), "--agent", "command", "--headless", "--runs-dir", str(tmp_path),
-                                "--agent-cmd", f"{sys.executable} -c \"raise SystemExit('agent blew up')\""],
-                               capsys)
     m = manifest(Path(out[-1]))
-    assert code == 0 and m["status"] == "agent_error" and "agent blew up" in m["stop_reason"]
+    assert code == 0 and m["status"] == "ok" and "without a terminal submission" in m["stop_reason"]
 
 
 def test_time_limit(tmp_path, capsys):
