@@ -100,16 +100,19 @@ class SpecSource:
 @click.option("--max-input-tokens", type=int, default=None,
               help="LLM input-token budget per judged pair (the model must submit at 80 %).")
 @click.option("--max-retries", type=int, default=None, help="SDK retries on 408/429/5xx/529 before giving up.")
+@click.option("--temperature", type=float, default=None,
+              help="Send this sampling temperature (e.g. 0) with anthropic-version 2023-06-01; the current API "
+                   "version rejects any temperature, so by default none is sent.")
 def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec_path: Path | None,
           base_url: str | None, cache_dir: Path | None, no_cache: bool, max_input_tokens: int | None,
-          max_retries: int | None) -> int:
+          max_retries: int | None, temperature: float | None) -> int:
     """Judge PATH (one run directory, or a folder of runs: each against its task's reference).
 
     Writes RUN/verdict.json and prints one line per run: the verdict, the judge, the first failed condition.
     A FAIL verdict is a result, not an error (exit 0); a run that cannot be judged makes the exit code 1."""
     cfg = LLMJudgeConfig()
     for k, v in (("model", model), ("base_url", base_url), ("max_input_tokens", max_input_tokens),
-                 ("max_retries", max_retries), ("cache_dir", cache_dir)):
+                 ("max_retries", max_retries), ("cache_dir", cache_dir), ("temperature", temperature)):
         if v is not None:
             setattr(cfg, k, v)
     if no_cache:
