@@ -139,3 +139,26 @@ def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
     if ttype:
         assert c["target_type"] == ttype
     assert c["action"] == "blocked"
+
+
+async def _count_paused(h: Harness, run_dir: Path, narrow: bool) -> tuple[dict, int]:
+    icpt = Interceptor(make_spec(channel_rules(h.server)), run_dir, narrow=narrow)
+    await icpt.attach(h.browser.ws_url)
+    ctx = await h.pw_browser.new_context()
+    try:
+        page = await ctx.new_page()
+        await page.goto(f"{h.server.base}/ch/redirect_307")
+        await page.evaluate("Promise.all([...Array(20).keys()].map(i => fetch('/asset/' + i)))")
+        await page.click("#go")
+        assert await wait_until(lambda: bool(icpt.catches))
+    finally:
+        await ctx.close()
+        await icpt.close()
+    return icpt.stats, len(icpt.catches)
+
+
+def test_narrowing_pauses_only_what_can_match_and_keeps_redirects(h, tmp_path):
+    narrow, caught_narrow = h.run(_count_paused(h, tmp_path / "narrow", True))
+    wide, caught_wide = h.run(_count_paused(h, tmp_path / "wide", False))
+    assert caught_narrow == caught_wide == 1  # the POST 307-redirected to the terminal URL is caught either way
+    assert wide["paused"] >= 22 and narrow["paused"] <= 2, (narrow, wide)
