@@ -1,0 +1,29 @@
+"""`clawrec view RUN`: render the run as one self-contained report.html (evaluator/report.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clawrec.errors import UsageError
+from evaluator.errors import EvaluatorError
+from evaluator.report import write_report
+
+
+@click.command("view")
+@click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the page (default: RUN/report.html); links to the run's files stay relative.")
+def view(run_dir: Path, out: Path | None) -> int:
+    """Render RUN as one HTML page: manifest summary, verdict (verdict.json), diagnosis (diagnosis.json), the
+    video, and a timeline of the five layers on the run clock (actions, screenshot thumbnails, HTTP requests with
+    the caught one highlighted, agent messages). Page-derived text is escaped. Prints the file written."""
+    try:
+        path = write_report(run_dir, out)
+    except EvaluatorError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{out or run_dir}: cannot write the report ({exc.strerror})") from None
+    click.echo(str(path))
+    return 0
