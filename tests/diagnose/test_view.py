@@ -24,15 +24,19 @@ EVIL_MESSAGE = "</script><script>alert('x')</script>"
 
 @pytest.fixture
 def judged(tmp_path) -> Path:
-    """The detour run, judged and diagnosed against its reference, with a real (1 s) video."""
+    """The detour run, judged and diagnosed against its reference."""
     runs = tmp_path / "runs"
     shutil.copytree(FIX, runs)
     run = runs / "agent-detour"
     judge_run(run, None, runs / "reference")
     diagnose(run, runs / "reference")
+    return run
+
+
+def add_video(run: Path) -> None:
+    """A real 1 s H.264 video.mp4, as the recorder writes it."""
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x200:rate=10", "-t", "1",
                     "-pix_fmt", "yuv420p", "-c:v", "libx264", str(run / "video.mp4")], check=True, timeout=60)
-    return run
 
 
 def view(capsys, *args: str) -> tuple[int, str, str]:
@@ -42,6 +46,7 @@ def view(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_report_holds_every_layer_and_escapes_page_text(judged, capsys):
+    add_video(judged)
     code, out, err = view(capsys, judged)
     assert code == 0, err
     page = (judged / "report.html").read_text()
@@ -61,7 +66,17 @@ def test_report_holds_every_layer_and_escapes_page_text(judged, capsys):
     assert page.count("<script>") == 1  # only the report's own seek script
 
 
+def test_run_without_video_or_verdict_says_so(tmp_path, capsys):
+    shutil.copytree(FIX / "reference", tmp_path / "ref")
+    code, _out, err = view(capsys, tmp_path / "ref")
+    page = (tmp_path / "ref" / "report.html").read_text()
+    assert code == 0, err
+    assert "no video recorded" in page and "not judged (no verdict.json)" in page and "<video" not in page
+    assert "Diagnosis" not in page
+
+
 def test_out_elsewhere_keeps_links_relative(judged, tmp_path, capsys):
+    add_video(judged)
     out = tmp_path / "pages" / "r.html"
     code, _out, err = view(capsys, judged, "--out", out)
     assert code == 0, err
@@ -72,6 +87,7 @@ def test_out_elsewhere_keeps_links_relative(judged, tmp_path, capsys):
 
 
 def test_chromium_renders_the_report(judged, tmp_path, capsys):
+    add_video(judged)
     assert view(capsys, judged)[0] == 0
     png = tmp_path / "report.png"  # kept in the test's tmp dir for a look
     state = asyncio.run(render(judged / "report.html", png))
