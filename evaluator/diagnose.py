@@ -239,7 +239,7 @@ def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir, spec: Spe
     first = next((i for i, row in enumerate(rows) if row.status != "same"), None)
     sm_ratio = SequenceMatcher(None, [s.key for s in r_steps], [s.key for s in a_steps], autojunk=False).ratio()
     diag = Diagnosis(
-        run=str(rd.path), reference=str(ref.path), rows=rows, first=first,
+        run=str(rd.path.resolve()), reference=str(ref.path.resolve()), rows=rows, first=first,
         divergence=_divergence(rd, ref, rows, first) if first is not None else None,
         payload=_payload(rd, ref, spec),
         counts={"agent": len(a_steps), "reference": len(r_steps), "agent_actions": len(rd.actions),

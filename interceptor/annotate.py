@@ -309,9 +309,11 @@ class Options:
     instruction: str | None = None
     equals: tuple[str, ...] = ()
     category: str | None = None
+    fields: tuple[str, ...] = ()  # restrict the rule's required fields (default: every non-volatile leaf)
 
 
-def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]) -> tuple[dict, dict, list]:
+def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...],
+               only: tuple[str, ...] = ()) -> tuple[dict, dict, list]:
     """(intercept rule, expect, volatile) for one candidate."""
     body = c.payload
     rule: dict[str, Any] = {"url": generalize_url(c.url, sites)}
@@ -336,6 +338,10 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
         equals[key] = values[key]
     volatile = [p for p, v in pairs if token_reason(p, v)]
     fields = [p for p, _v in pairs if p not in volatile]
+    for key in only:
+        if key not in values:
+            raise AnnotateError(f"--fields {key}: no such field in the payload (fields: {', '.join(values)})")
+    fields = [p for p in fields if p in only] if only else fields
     expect = {p: v for p, v in pairs if p not in volatile and not is_file_part(v)
               and isinstance(v, (str, int, float, bool)) and v != REDACTED}
     if fields:
@@ -360,7 +366,7 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
         "instruction")
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
-    rule, expect, volatile = build_rule(c, run.sites, opts.equals)
+    rule, expect, volatile = build_rule(c, run.sites, opts.equals, opts.fields)
     spec: dict[str, Any] = {"version": 1, "id": opts.id}
     if opts.category:
         spec["category"] = opts.category

@@ -34,11 +34,14 @@ def _task_id(run_path: Path, manifest: dict) -> str:
 @click.option("--instruction", help="Task instruction (default: the run's task instruction).")
 @click.option("--equals", "equals", default="",
               help="Comma-separated payload fields whose recorded values the rule must see (enum-like constants).")
+@click.option("--fields", "only_fields", default="",
+              help="Comma-separated fields the rule requires (default: every non-volatile field). Fewer required "
+                   "fields catch more variants of the submission.")
 @click.option("--category", type=click.Choice(CATEGORIES), help="Spec category.")
 @click.option("--list", "list_only", is_flag=True, help="Only print the ranked candidates; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite an existing spec file.")
 def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | None, instruction: str | None,
-             equals: str, category: str | None, list_only: bool, force: bool) -> int:
+             equals: str, only_fields: str, category: str | None, list_only: bool, force: bool) -> int:
     """Turn a recorded RUN (e.g. a person's reference run) into an interception spec.
 
     Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages), best first:
@@ -69,9 +72,10 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
     if out.exists() and not force:
         raise UsageError(f"{out}: already exists (use --force to overwrite)")
     keys = tuple(k.strip() for k in equals.split(",") if k.strip())
+    only = tuple(k.strip() for k in only_fields.split(",") if k.strip())
     try:
         spec = build_spec(run, found[n - 1], Options(out=out, id=spec_id, instruction=instruction, equals=keys,
-                                                     category=category))
+                                                     category=category, fields=only))
     except AnnotateError as exc:
         raise UsageError(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)

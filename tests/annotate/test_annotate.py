@@ -77,6 +77,17 @@ def test_pick_and_equals_choose_the_candidate_and_constants(tmp_path, capsys):
                     "equals": {"street": "12 Main St"}}
 
 
+def test_fields_restricts_what_the_rule_requires(tmp_path, capsys):
+    out = tmp_path / "shop-order.yaml"
+    code, _lines, err = annotate(capsys, FIX / "shop-form", "--out", out, "--fields", "street,payment")
+    assert code == 0, err
+    data = yaml.safe_load(out.read_text())
+    assert data["intercept"][0]["fields"] == ["street", "payment"] and data["expect"]["city"] == "Austin"
+    without_city = json.loads(json.dumps(http("shop-form")[6]))
+    del without_city["body"]["value"]["city"]
+    assert rule_catches(out, "shop-form", without_city)  # a variant without `city` is still caught
+
+
 def test_batched_graphql_picks_the_mutation_by_operation_name(tmp_path, capsys):
     out = tmp_path / "shop-trail-order.yaml"
     code, lines, err = annotate(capsys, FIX / "shop-graphql", "--out", out, "--instruction", "Buy the shoes")
@@ -126,6 +137,7 @@ def test_websocket_message_becomes_a_ws_rule(tmp_path, capsys):
     ([FIX / "corrupt-http"], "corrupt-http/http.jsonl:2: corrupt JSONL line"),
     ([FIX / "shop-form", "--pick", "9"], "--pick 9: there are 4 candidates"),
     ([FIX / "shop-form", "--equals", "nope"], "--equals nope: no such field"),
+    ([FIX / "shop-form", "--fields", "street,nope"], "--fields nope: no such field"),
     ([FIX / "shop-graphql"], "no task instruction; pass --instruction"),
     ([FIX / "shop-form", "--id", "a", "--out", "b.yaml"], "must be named a.yaml"),
 ])

@@ -83,6 +83,20 @@ def test_real_corpus_correct_runs_do_not_diverge(run, tmp_path):
     assert d.divergence is None and d.counts["same"] == len(d.rows) == 27
 
 
+def test_reference_and_spec_come_from_the_manifest(tmp_path, capsys):
+    """No --reference: the manifest names the spec (relative to the run), the spec names the reference."""
+    real = tmp_path / "real"
+    shutil.copytree(REAL.parent, real, ignore=shutil.ignore_patterns("*.jpg"))
+    code = main(["diagnose", str(real / "travel" / "r06-wrong-dob")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    saved = json.loads((real / "travel" / "r06-wrong-dob" / DIAGNOSIS).read_text())
+    assert saved["reference"] == str((real / "travel" / "reference").resolve())
+    assert saved["first_divergence"]["reference"]["text"] == 'fill textbox "Date of birth" = "1990-04-12"'
+    # with the spec, the payload comparison includes its `expect`
+    assert "Field passengers.0.date_of_birth equals \"1990-04-12\"" in out and "note: spec" not in out
+
+
 def test_cli_prints_a_summary_and_writes_the_file(runs, capsys):
     code = main(["diagnose", str(runs / "agent-detour"), "--reference", str(runs / "reference")])
     out, err = capsys.readouterr()
