@@ -101,6 +101,14 @@ def channel_pages(other: str) -> dict[str, str]:
                                " Promise(r => ws.onopen = r); async function go(){ await window.wsOpen;"
                                f" ws.send(JSON.stringify({_js('websocket', 'no')}));"
                                f" ws.send(JSON.stringify({_js('websocket', 'yes')})); }}"),
+        # a pristine send() borrowed from a fresh about:blank iframe must be guarded too
+        "websocket_borrowed": page(btn, "const ws = new WebSocket('ws://' + location.host + '/ws'); window.wsOpen ="
+                                        " new Promise(r => ws.onopen = r); async function go(){ await window.wsOpen;"
+                                        " const f = document.createElement('iframe'); document.body.append(f);"
+                                        " const send = f.contentWindow.WebSocket.prototype.send;"
+                                        f" send.call(ws, JSON.stringify({_js('websocket_borrowed', 'no')}));"
+                                        f" send.call(ws, JSON.stringify({_js('websocket_borrowed', 'yes')})); }}"),
+        "websocket_worker": page(btn, "const w = new Worker('/wsworker.js'); function go(){ w.postMessage('go'); }"),
         "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
         # fault injection: submits a draft and a terminal request every 10 ms, forever
         "loop": page("loop", "let n = 0; setInterval(() => { n++; const h = {'Content-Type': 'application/json'};"
@@ -131,6 +139,14 @@ function submit(confirm) {
 async function go() { await submit('no'); submit('yes').catch(e => 0); }
 onmessage = () => go();
 onconnect = (e) => { const port = e.ports[0]; port.onmessage = () => go(); port.start(); };
+"""
+
+WS_WORKER_JS = """
+const ws = new WebSocket('ws://' + location.host + '/ws');
+const open = new Promise(r => ws.onopen = r);
+onmessage = async () => { await open;
+  ws.send(JSON.stringify({order: 'ORD-websocket_worker', confirm: 'no'}));
+  ws.send(JSON.stringify({order: 'ORD-websocket_worker', confirm: 'yes'})); };
 """
 
 SW_JS = WORKER_JS + """
@@ -192,6 +208,8 @@ class ChannelServer:
             return web.Response(text=FRAMES[path[7:]], content_type="text/html")
         if path == "/worker.js":
             return web.Response(text=WORKER_JS, content_type="application/javascript")
+        if path == "/wsworker.js":
+            return web.Response(text=WS_WORKER_JS, content_type="application/javascript")
         if path == "/sw.js":
             return web.Response(text=SW_JS, content_type="application/javascript")
         if path == "/redirect307":

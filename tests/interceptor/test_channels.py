@@ -40,6 +40,8 @@ CHANNELS = {
     "multipart_form": ("page", "page", "page", False),
     "multipart_fetch": ("page", "page", "page", False),
     "websocket": ("page", "page", "page", True),
+    "websocket_borrowed": ("about:blank", "page", "page", True),
+    "websocket_worker": ("base:/wsworker.js", "page", "worker", True),
     "cdp_new_tab": ("about:blank", "about:blank", None, False),  # Target.createTarget{url: the submission}
 }
 
@@ -90,7 +92,7 @@ async def _scenario(h: Harness, channel: str, run_dir: Path, disk: Path) -> tupl
         await page.goto(url)
         await _act(page, channel, disk)
         assert await wait_until(lambda: any(f"/submit/{channel}" in (c["url"] or "") or
-                                            (channel == "websocket" and c["method"] == "WEBSOCKET")
+                                            (channel.startswith("websocket") and c["method"] == "WEBSOCKET")
                                             for c in icpt.catches)), f"{channel}: no catch"
         if CHANNELS[channel][3]:
             assert await wait_until(lambda: any(b'"no"' in e["body"] or b"confirm=no" in e["body"]
