@@ -46,11 +46,22 @@ def first_message(ctx: AgentContext) -> str:
     lines = [task.instruction.strip(), "", f"Start at: {task.start_url}"]
     if task.user:
         lines += ["", "Information about me that you may use:"]
-        lines += [f"- {key}: {value}" for key, value in task.user.items()]
+        lines += [f"- {key}: {value}" for key, value in _flat(task.user)]
     if task.files:
         lines += ["", "Files I provide (attach them to file inputs with the `upload` tool):"]
         lines += [f"- {path}" for path in task.files]
     return "\n".join(lines) + "\n"
+
+
+def _flat(info: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """Nested user info as dotted keys (`address.city`), one line each."""
+    out: list[tuple[str, Any]] = []
+    for key, value in info.items():
+        if isinstance(value, dict):
+            out += _flat(value, f"{prefix}{key}.")
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
 
 
 def _elide_old_observations(messages: list[dict[str, Any]], keep: int = KEEP_LAST_OBSERVATIONS) -> None:
