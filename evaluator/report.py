@@ -67,7 +67,8 @@ class Report:
     def __init__(self, run: RunDir, links_from: Path) -> None:
         self.run = run
         self.base = links_from.resolve()
-        self.notes = check_layers(run, "run") + list(dict.fromkeys(run.problems))
+        cut = check_layers(run, "run")  # raises for a corrupt line inside a layer; a cut last line is a note
+        self.notes = cut + [p for p in dict.fromkeys(run.problems) if "is corrupt (skipped)" not in p]
 
     def href(self, path: Path) -> str:
         return esc(quote(os.path.relpath(path.resolve(), self.base).replace(os.sep, "/")))

@@ -147,3 +147,16 @@ def test_corrupt_line_inside_a_layer_is_refused(judged, capsys):
     p.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
     code, _out, err = view(capsys, judged)
     assert code == 2 and "http.jsonl:2: corrupt JSONL line" in err and not (judged / "report.html").exists()
+
+
+def test_crashed_run_without_manifest_and_with_a_cut_line_still_renders(tmp_path, capsys):
+    run = tmp_path / "crashed"
+    shutil.copytree(FIX / "reference", run)
+    (run / "manifest.json").unlink()
+    with open(run / "http.jsonl", "a") as fh:
+        fh.write('{"t": 9.0, "type": "request", "url": "http://127.0.0.1:40001/api/x", "meth')
+    code, _out, err = view(capsys, run)
+    assert code == 0, err
+    page = (run / "report.html").read_text()
+    assert "http.jsonl line 5 is cut (crashed run?)" in page and "manifest.json: missing" in page
+    assert "api/contact" in page and page.count("is cut") == 1
