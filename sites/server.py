@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ from typing import Any, Callable, Iterator
 from aiohttp import web
 
 from sites.common import DEFAULT_FROZEN_TIME, FROZEN_ENV, SiteContext, parse_frozen
-from sites.truthlog import TruthLog, read_records
+from sites.truthlog import TruthLog
 
 # name -> "module:function" building the aiohttp app. shop_pay is the shop's cross-origin card-iframe host.
 SITE_APPS: dict[str, str] = {
@@ -50,9 +51,25 @@ class SitesServer:
         self.urls = urls
         self.now = now  # the frozen time every page and server uses
         self._log = log
+        self._cache: list[dict[str, Any]] = []
+        self._offset = 0
+        self._lock = threading.Lock()
 
     def records(self) -> list[dict[str, Any]]:
-        return read_records(self.log_path)
+        """Every record so far, in arrival order (read incrementally: polling a long session log stays cheap)."""
+        with self._lock:
+            try:
+                with open(self.log_path, "rb") as fh:
+                    fh.seek(self._offset)
+                    chunk = fh.read()
+            except FileNotFoundError:
+                return list(self._cache)
+            end = chunk.rfind(b"\n") + 1  # only complete lines; a line being written waits for the next call
+            for line in chunk[:end].splitlines():
+                if line.strip():
+                    self._cache.append(json.loads(line))
+            self._offset += end
+            return list(self._cache)
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
         """The first log record satisfying `predicate`; TimeoutError after `timeout` seconds."""
@@ -67,7 +84,9 @@ class SitesServer:
 
     def clear(self) -> None:
         """Empty the log (for callers that own the server; shared fixtures should filter by time instead)."""
-        self._log.clear()
+        with self._lock:
+            self._log.clear()
+            self._cache, self._offset = [], 0
 
 
 async def _start(names: list[str], ctxs: dict[str, SiteContext]) -> tuple[list[web.AppRunner], dict[str, str]]:

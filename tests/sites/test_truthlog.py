@@ -98,3 +98,21 @@ def test_resume_pdf_is_generated_reproducibly():
     assert committed.startswith(b"%PDF-1.4") and committed.rstrip().endswith(b"%%EOF")
     xref = int(committed.rsplit(b"startxref\n", 1)[1].split(b"\n")[0])
     assert committed[xref:xref + 4] == b"xref"
+
+
+def test_records_are_read_incrementally_and_clear_empties(tmp_path):
+    from sites.server import serve_sites
+
+    with serve_sites(log_path=tmp_path / "log.jsonl", sites=["travel"]) as s:
+        urllib.request.urlopen(s.urls["travel"] + "api/ping?n=1").read()
+        first = s.wait_for(lambda r: r["query"] == {"n": ["1"]})
+        urllib.request.urlopen(s.urls["travel"] + "api/ping?n=2").read()
+        s.wait_for(lambda r: r["query"] == {"n": ["2"]})
+        assert [r["query"]["n"] for r in s.records()] == [["1"], ["2"]] and s.records()[0] == first
+        s.clear()
+        assert s.records() == [] and (tmp_path / "log.jsonl").read_text() == ""
+        urllib.request.urlopen(s.urls["travel"] + "api/ping?n=3").read()
+        assert s.wait_for(lambda r: True)["query"] == {"n": ["3"]}
+        with pytest.raises(TimeoutError):
+            s.wait_for(lambda r: r["query"] == {"n": ["4"]}, timeout=0.3)
+    assert (tmp_path / "log.jsonl").exists()  # a caller's log survives the server
