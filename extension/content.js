@@ -64,7 +64,11 @@
     if (tag === "INPUT") {
       const type = (el.getAttribute("type") || "").toLowerCase();
       const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-      if (type === "password" || ac.includes("password")) { secretEls.add(el); return true; }
+      // Passwords, and card numbers / security codes when the page labels them so (autocomplete=cc-number|cc-csc).
+      if (type === "password" || ac.includes("password") || /\bcc-(number|csc)\b/.test(ac)) {
+        secretEls.add(el);
+        return true;
+      }
     }
     return false;
   }
@@ -174,6 +178,12 @@
       d.text = null;
     }
     if (isSecret(el)) { d.secret = true; d.text = null; }
+    // Self-check at the moment of the action: do selector and xpath lead back to this very element?
+    d.selector_ok = uniqueIn(el.getRootNode(), d.selector, el);
+    try {
+      d.xpath_ok = el.getRootNode() === el.ownerDocument && el.ownerDocument.evaluate(d.xpath, el.ownerDocument, null,
+        XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue === el;
+    } catch (e) { d.xpath_ok = false; }
     if (el.getRootNode() !== el.ownerDocument) d.shadow_host = cssSelector(el.getRootNode().host);
     return d;
   }

@@ -113,7 +113,7 @@ class ActionChannel:
         if self.on_action is not None:
             self.on_action(record)
 
-    async def quiesce(self, idle: float = 0.3, limit: float = 1.5) -> None:
+    async def quiesce(self, idle: float = 0.3, limit: float = 3.0) -> None:
         """Wait until no message arrived for `idle` seconds (at most `limit`): lets in-flight batches land."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit

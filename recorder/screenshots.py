@@ -22,6 +22,10 @@ SHOT_TYPES = {"click", "input", "change", "scroll", "load", "tab_switch"}
 TEXTUAL = {"input", "text", "email", "search", "tel", "url", "number", "password", "textarea"}
 
 
+ATTEMPT_S = 1.0  # one capture attempt; `timeout` bounds all attempts for one action
+MAX_INFLIGHT = 2  # captures of one page at once
+
+
 def wants_shot(action: dict) -> bool:
     kind = action.get("type")
     if kind == "keydown":
@@ -35,7 +39,7 @@ def wants_shot(action: dict) -> bool:
 
 class Screenshotter:
     def __init__(self, run_dir: str | Path, clock: RunClock, ws_url: str, quality: int = 80,
-                 timeout: float = 3.0) -> None:
+                 timeout: float = 5.0) -> None:
         self.run_dir = Path(run_dir)
         self.dir = self.run_dir / SCREENSHOTS_DIR
         self.clock = clock
@@ -47,8 +51,11 @@ class Screenshotter:
         self.pages: dict[str, str] = {}      # CDP targetId -> url (pages only)
         self.active: str | None = None       # last page that was switched to or acted in
         self.sessions: dict[str, str] = {}  # targetId -> sessionId on our connection
-        self.queues: dict[str, asyncio.Queue] = {}
-        self.workers: dict[str, asyncio.Task] = {}
+        self.inflight: dict[str, int] = {}             # page -> captures under way
+        self.waiting: dict[str, list[dict]] = {}       # page -> actions waiting for a free capture slot
+        self.tasks: set[asyncio.Task] = set()
+        self._attaching: dict[str, asyncio.Task] = {}
+        self._closed = False
         self._seq = 0
         self.count = 0
         self.errors = 0
@@ -95,10 +102,24 @@ class Screenshotter:
         if str(action.get("url") or self.pages.get(tid or "", "")).startswith("about:blank"):
             return  # a blank new tab is nothing to see, and capturing it while it waits for a debugger hangs
         key = tid or ""
-        if key not in self.queues:  # one worker per page: a page that cannot paint never delays the others
-            self.queues[key] = asyncio.Queue()
-            self.workers[key] = asyncio.create_task(self._run(self.queues[key]), name=f"recorder-shots-{key[:8]}")
-        self.queues[key].put_nowait((action, tid))
+        if self.inflight.get(key, 0) < MAX_INFLIGHT:
+            self._launch(key, [action])
+        else:
+            self.waiting.setdefault(key, []).append(action)
+
+    def _launch(self, key: str, actions: list[dict]) -> None:
+        """Capture now, even while an earlier capture of the page is still under way (it may hang during a
+        navigation); past MAX_INFLIGHT, actions wait and then share one capture (one record and file each)."""
+        self.inflight[key] = self.inflight.get(key, 0) + 1
+        task = asyncio.create_task(self._capture(actions, key or None), name=f"recorder-shot-{key[:8]}")
+        self.tasks.add(task)
+        task.add_done_callback(lambda t: self._landed(t, key))
+
+    def _landed(self, task: asyncio.Task, key: str) -> None:
+        self.tasks.discard(task)
+        self.inflight[key] -= 1
+        if self.waiting.get(key) and not self._closed:
+            self._launch(key, self.waiting.pop(key))
 
     def _pick_target(self, action: dict) -> str | None:
         tid = action.get("target_id")
@@ -114,25 +135,37 @@ class Screenshotter:
 
     async def _session(self, tid: str) -> str:
         sid = self.sessions.get(tid)
-        if sid is None:
-            res = await self.cdp.send("Target.attachToTarget", {"targetId": tid, "flatten": True},
-                                      timeout=self.timeout)
-            sid = self.sessions[tid] = res["sessionId"]
+        if sid is not None:
+            return sid
+        attach = self._attaching.get(tid)
+        if attach is None:  # concurrent captures of a new page share one attachment
+            attach = self._attaching[tid] = asyncio.create_task(
+                self.cdp.send("Target.attachToTarget", {"targetId": tid, "flatten": True}, timeout=self.timeout))
+            attach.add_done_callback(lambda _t: self._attaching.pop(tid, None))
+        res = await asyncio.shield(attach)
+        sid = self.sessions[tid] = res["sessionId"]
         return sid
 
-    async def _run(self, queue: asyncio.Queue) -> None:
-        """Capture for the oldest request; requests that queued meanwhile share the next capture (one record
-        and file each), so a burst of actions never builds a backlog that makes every later shot late."""
+    async def _grab(self, tid: str) -> tuple[bytes, float]:
+        """One JPEG of the page. A click that navigates swaps the page's document under us ("Not attached to an
+        active page", or a capture is never answered while the new document loads): retry briefly; the next
+        document is what the action led to."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
         while True:
-            items = [await queue.get()]
-            while not queue.empty():
-                items.append(queue.get_nowait())
-            stop = None in items
-            items = [i for i in items if i is not None]
-            if items:
-                await self._capture([a for a, _ in items], items[-1][1])
-            if stop:
-                return
+            sid = await self._session(tid)
+            asked = self.clock.now()
+            try:
+                res = await self.cdp.send("Page.captureScreenshot",
+                                          {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True},
+                                          session_id=sid, timeout=max(0.1, min(ATTEMPT_S, deadline - loop.time())))
+                return base64.b64decode(res["data"]), asked
+            except CDPError as exc:  # a capture during a navigation may never be answered: ask again
+                if exc.kind == "closed" or loop.time() > deadline - 0.1:
+                    raise
+                if "No target" in str(exc) or "session" in str(exc).lower():
+                    self.sessions.pop(tid, None)
+                await asyncio.sleep(0.05)
 
     async def _capture(self, actions: list[dict], tid: str | None) -> None:
         assert self.index is not None
@@ -140,17 +173,16 @@ class Screenshotter:
         try:
             if tid is None:
                 raise CDPError("Page.captureScreenshot", "no page to capture")
-            sid = await self._session(tid)
-            res = await self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": self.quality},
-                                      session_id=sid, timeout=self.timeout)
-            image, error = base64.b64decode(res["data"]), None
+            (image, asked), error = await self._grab(tid), None
         except CDPError as exc:
-            image, error = None, str(exc)
-        t = self.clock.now()
+            image, error, asked = None, str(exc), self.clock.now()
+        # `t` is when the capture was asked for: the browser grabs its next frame then; `took` is how long the
+        # answer (encoding + transfer) took, which a loaded machine stretches.
+        t, took = asked, round(self.clock.now() - asked, 3)
         for action in actions:
             self._seq += 1
             record: dict[str, Any] = {"t": t, "seq": self._seq, "action_seq": action.get("seq"),
-                                      "action_type": action.get("type"), "target": tid, "url": url}
+                                      "action_type": action.get("type"), "target": tid, "url": url, "took": took}
             if image is None:
                 self.errors += 1
                 self.index.write({**record, "path": None, "error": error})
@@ -159,18 +191,18 @@ class Screenshotter:
             (self.dir / name).write_bytes(image)
             self.count += 1
             if isinstance(action.get("t"), (int, float)):
-                self.latencies.append(max(0.0, t - action["t"]))
+                self.latencies.append(max(0.0, t + took - action["t"]))
             self.index.write({**record, "path": f"{SCREENSHOTS_DIR}/{name}"})
 
     async def stop(self, drain: float = 3.0) -> None:
-        """Take the shots already queued (up to `drain` seconds), then close the connection."""
-        for queue in self.queues.values():
-            queue.put_nowait(None)
-        if self.workers:
-            _, pending = await asyncio.wait(list(self.workers.values()), timeout=drain)
-            for task in pending:
-                task.cancel()
-        self.workers.clear()
+        """Take the shots already asked for (up to `drain` seconds), then close the connection."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + drain
+        while self.tasks and loop.time() < deadline:
+            await asyncio.wait(list(self.tasks), timeout=max(0.01, deadline - loop.time()))
+        self._closed = True
+        for task in list(self.tasks):
+            task.cancel()
         await self.cdp.close()
         if self.index is not None:
             self.index.close()

@@ -207,6 +207,7 @@ class Recording:
         errors: list[str] = []
         if self.video is not None:
             self.video.stop()  # first: the run ends now, not when the browser has finished closing
+            self.base["video_end_t"] = self.clock.now()
         if self.browser is not None:
             self.browser.close()
         if self.video is not None:
