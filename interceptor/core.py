@@ -15,6 +15,7 @@ import base64
 import json
 import logging
 import urllib.request
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Callable
 
@@ -206,15 +207,19 @@ class Interceptor:
     async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
         """The document that sent a request. A navigation belongs to the frame's committed document; a subresource
         to the document in Network.requestWillBeSent (a keepalive fetch on unload is sent while the frame already
-        shows the next page). That event may trail Fetch.requestPaused, so wait briefly (caught requests only)."""
+        shows the next page). That event may trail Fetch.requestPaused, so wait briefly (caught requests only, after
+        the answer was sent), then fall back to a full-URL Referer, then to the frame's current document."""
         current = self.frames.frame_url(session, params.get("frameId"))
         net_id = params.get("networkId")
         if self.http is None or not net_id or params.get("resourceType") == "Document":
             return current
-        for _ in range(25):
+        for _ in range(50):
             if net_id in self.http.documents:
                 return self.http.documents[net_id]
             await asyncio.sleep(0.01)
+        referer = payload.header(params["request"].get("headers", {}), "referer")
+        if referer and urlsplit(referer).path not in ("", "/"):
+            return referer
         return current
 
     def _answer(self, session: Session, request_id: str, rule: Rule) -> str:
