@@ -167,3 +167,33 @@ def test_narrowing_pauses_only_what_can_match_and_keeps_redirects(h, tmp_path):
     wide, caught_wide = h.run(_count_paused(h, tmp_path / "wide", False))
     assert caught_narrow == caught_wide == 1  # the POST 307-redirected to the terminal URL is caught either way
     assert wide["paused"] >= 22 and narrow["paused"] <= 2, (narrow, wide)
+
+
+def test_fulfill_answers_the_page_and_server_sees_nothing(h, tmp_path):
+    from interceptor.spec import Respond, Rule
+
+    rule = Rule(index=0, url=f"{h.server.base}/submit/**", fields=("order",), equals={"confirm": "yes"},
+                respond=Respond(action="fulfill", status=201, json={"booking": "FAKE-1"}))
+
+    async def scenario() -> tuple[Interceptor, dict]:
+        icpt = Interceptor(make_spec([rule]), tmp_path)
+        await icpt.attach(h.browser.ws_url)
+        ctx = await h.pw_browser.new_context()
+        try:
+            page = await ctx.new_page()
+            await page.goto(f"{h.server.base}/ch/fetch")
+            answer = await page.evaluate(
+                "fetch('/submit/fulfill', {method: 'POST', headers: {'Content-Type': 'application/json'}, body:"
+                " JSON.stringify({order: 'ORD-f', confirm: 'yes'})}).then(async r => ({status: r.status,"
+                " body: await r.json()}))")
+        finally:
+            await ctx.close()
+            await icpt.close()
+        return icpt, answer
+
+    before = len(h.server.log)
+    icpt, answer = h.run(scenario())
+    assert answer == {"status": 201, "body": {"booking": "FAKE-1"}}
+    assert not [e for e in h.server.log[before:] if e["path"] == "/submit/fulfill"]
+    catches, _ = read_jsonl(tmp_path / INTERCEPTIONS)
+    assert [c["action"] for c in catches] == ["fulfilled"] and catches[0]["body"]["order"] == "ORD-f"
