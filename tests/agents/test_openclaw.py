@@ -1,7 +1,10 @@
-"""The real OpenClaw (npm, Node 24) attached to our Chromium, driven by the scripted model server.
+"""The OpenClaw adapter on its own: the real OpenClaw (npm, Node 24) attached to our Chromium, driven by the scripted
+model server, runs to its normal end on a loopback form (the demo tasks through `clawrec run`, where the run stops
+OpenClaw after the catch, are in test_openclaw_demo.py). Plus the setup errors, config, prompt and transcript
+conversion, which need no OpenClaw run.
 
-Slow (~10-20 s per OpenClaw run: its start-up alone is ~7 s), so the suite keeps OpenClaw runs few. The page
-server's own log is the truth of what the browser sent.
+One OpenClaw run here (~10-60 s: its start-up alone is ~7 s on an idle machine). The page server's own log is the
+truth of what the browser sent.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import pytest
 from aiohttp import web
 
 from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
-from clawrec.agents.openclaw import OpenClawAgent
-from clawrec.agents.openclaw_config import INSTALL_HINT
-from clawrec.agents.openclaw_transcript import DB_RELPATH
+from clawrec.agents.openclaw import OpenClawAgent, build_prompt
+from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
+from clawrec.agents.openclaw_transcript import DB_RELPATH, MAX_RESULT_CHARS, event_records
 from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
 from tests.support.model_script import History, Turn, steps
 from tests.support.model_script import browser as call
@@ -162,78 +165,6 @@ def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp
     assert (tmp_path / "openclaw/stderr.log").exists() and (tmp_path / "openclaw/openclaw.log").stat().st_size > 0
 
 
-def test_openclaw_over_openai_completions(browser, tmp_path, monkeypatch):
-    with FormSite() as site, ModelServer(form_script(site.url, with_upload=False)) as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.openai_base_url)
-        ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "openai/gpt-scripted")
-        result = asyncio.run(OpenClawAgent().run(ctx))
-        writer.close()
-        assert site.received.wait(10), "the form never arrived"
-        requests = srv.model_requests()
-    assert result.status == "ok" and result.steps == 5, result
-    assert [{k: p[k] for k in ("name", "email")} for p in site.posts] == [{"name": "Alex Doe", "email": USER["email"]}]
-    assert {r.path for r in requests} == {"/v1/chat/completions"} and requests[0].body["model"] == "gpt-scripted"
-    records, _ = read_jsonl(tmp_path / AGENT)
-    assert [r["role"] for r in records].count("tool_result") == 5
-
-
-def test_cancelling_the_run_kills_openclaw_and_keeps_its_transcript(browser, tmp_path, monkeypatch):
-    """The pipeline cancels run() after the terminal catch: OpenClaw's whole process group must die at once."""
-    navigated = threading.Event()
-
-    def script(request: dict, h: History) -> Turn:
-        if h.step == 0:
-            return call(action="navigate", url=site.url)
-        navigated.set()
-        return call(action="act", kind="wait", timeMs=60_000)  # keeps OpenClaw busy until we cancel
-
-    with FormSite() as site, ModelServer(script) as srv:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.base_url)
-        ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "anthropic/claude-scripted")
-
-        async def main() -> None:
-            task = asyncio.create_task(OpenClawAgent().run(ctx))
-            while not navigated.is_set():
-                await asyncio.sleep(0.1)
-                assert not task.done(), task.result()
-            pids = _openclaw_pids(tmp_path)
-            assert pids, "no OpenClaw process found"
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-            assert [p for p in pids if _alive(p)] == []
-
-        asyncio.run(asyncio.wait_for(main(), 120))
-        writer.close()
-    records, _ = read_jsonl(tmp_path / AGENT)
-    assert any(r["role"] == "tool_result" and r["id"] == records[2]["id"] for r in records)
-    assert records[2]["role"] == "tool_call" and records[2]["content"]["action"] == "navigate"
-
-
-def _openclaw_pids(run_dir: Path) -> list[int]:
-    """PIDs whose command line names this run's state dir (the OpenClaw CLI and its children)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if str(run_dir / "openclaw" / "state") in cmd:
-                pids.append(int(entry.name))
-    return pids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def test_missing_install_key_or_model_is_one_clear_setup_error(tmp_path, monkeypatch):
     ctx, _ = make_ctx(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9/", "anthropic/claude-x")
     monkeypatch.setenv("CLAWREC_OPENCLAW_DIR", str(tmp_path / "nowhere"))
@@ -248,3 +179,50 @@ def test_missing_install_key_or_model_is_one_clear_setup_error(tmp_path, monkeyp
     with pytest.raises(AgentSetupError, match="anthropic/<model> or openai/<model>"):
         OpenClawAgent().check(ctx)
     assert not (tmp_path / "openclaw").exists() or not os.listdir(tmp_path / "openclaw")
+
+
+def test_provider_block_comes_from_the_environment(tmp_path):
+    env = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1/"}
+    anthropic = resolve_provider("anthropic/claude-x", env)
+    assert (anthropic.api, anthropic.base_url, anthropic.model_id) == ("anthropic-messages", "http://127.0.0.1:1",
+                                                                       "claude-x")
+    openai = resolve_provider("openai/gpt-x", env)
+    assert (openai.api, openai.base_url) == ("openai-completions", "https://api.openai.com/v1")
+    config = build_config(provider=openai, cdp_url="http://127.0.0.1:9", workspace=tmp_path, log_file=tmp_path / "l")
+    block = config["models"]["providers"]["openai"]
+    assert block["apiKey"] == "${OPENAI_API_KEY}" and block["models"][0]["id"] == "gpt-x"
+    assert config["agents"]["defaults"]["model"]["primary"] == "openai/gpt-x"
+    assert config["tools"] == {"profile": "minimal", "alsoAllow": ["browser"], "toolSearch": False}
+    assert config["browser"]["ssrfPolicy"] == {"dangerouslyAllowPrivateNetwork": True}
+    with pytest.raises(AgentSetupError, match="needs OPENAI_API_KEY"):
+        resolve_provider("openai/gpt-x", {})
+
+
+def test_prompt_has_instruction_url_flattened_user_info_and_files(tmp_path):
+    ctx, _ = make_ctx(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9/", "anthropic/claude-x")
+    ctx.task.user = {"name": "Alex", "address": {"city": "Austin", "zip": "78704"}}
+    prompt = build_prompt(ctx, ["/tmp/openclaw/uploads/x/resume.pdf"])
+    assert prompt.startswith("Apply for a library card for me.\n") and "Start at: http://127.0.0.1:9/" in prompt
+    assert "- address.city: Austin\n- address.zip: 78704" in prompt
+    assert "- /tmp/openclaw/uploads/x/resume.pdf" in prompt
+
+
+def test_transcript_events_become_ordered_agent_records():
+    call_event = {"type": "message", "message": {"role": "assistant", "timestamp": 1000, "model": "m",
+                                                 "usage": {"input": 5, "output": 2}, "stopReason": "toolUse",
+                                                 "content": [{"type": "text", "text": "Looking."},
+                                                             {"type": "toolCall", "id": "t1", "name": "browser",
+                                                              "arguments": {"action": "snapshot"}}]}}
+    result_event = {"type": "message", "message": {"role": "toolResult", "toolCallId": "t1", "toolName": "browser",
+                                                   "isError": True, "content": [
+                                                       {"type": "text", "text": "x" * (MAX_RESULT_CHARS + 10)},
+                                                       {"type": "image", "mimeType": "image/png", "data": "AAAA"}]}}
+    text, call_rec = event_records(call_event, 2000)
+    assert (text.role, text.content, text.fields["epoch"], text.fields["usage"]) == ("assistant", "Looking.", 2.0,
+                                                                                      {"input": 5, "output": 2})
+    assert (call_rec.role, call_rec.content, call_rec.fields["tool"], call_rec.fields["id"]) == (
+        "tool_call", {"action": "snapshot"}, "browser", "t1")
+    (result,) = event_records(result_event)
+    assert result.role == "tool_result" and result.fields["is_error"] and result.fields["truncated"]
+    assert len(result.content) < MAX_RESULT_CHARS + 100 and "AAAA" not in result.content
+    assert event_records({"type": "custom", "customType": "openclaw.cache-ttl"}) == []

@@ -1,0 +1,95 @@
+"""`clawrec run specs/demo/<task>.yaml --agent openclaw`: the real OpenClaw, driven by the scripted model server,
+completes each demo task. The terminal request is caught and never reaches the site (the site's own log), all five
+layers exist, agent.jsonl holds OpenClaw's tool calls and results, and no OpenClaw process outlives the run.
+
+These are the suite's OpenClaw runs (each ~20-60 s: OpenClaw's own start-up is ~7 s), so keep them to these four.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from clawrec.agents.openclaw_transcript import DB_RELPATH
+from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
+from tests.support.model_server import ModelServer
+
+LAYERS = ("video.mp4", "screenshots/screenshots.jsonl", "http.jsonl", "http.har", "interceptions.jsonl",
+          "agent.jsonl", "actions.jsonl")
+# script module, spec id, site, terminal path, model provider (wire format)
+TASKS = [
+    ("travel", "travel-flight-oneway", "travel", "/api/bookings", "anthropic"),
+    ("jobs", "jobs-apply-analyst", "jobs", "/jobs/1042/apply/submit", "anthropic"),
+    ("shop", "shop-trail-order", "shop", "/graphql", "openai"),
+    ("social", "social-status-update", "social", "/api/posts", "anthropic"),
+]
+
+
+def openclaw_pids(run_dir: Path) -> list[int]:
+    """Live processes whose command line names this run's OpenClaw state dir."""
+    needle = str(run_dir / "openclaw" / "state").encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and needle in (entry / "cmdline").read_bytes():
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.parametrize("script, spec_id, site, terminal, provider", TASKS, ids=[t[1] for t in TASKS])
+def test_openclaw_completes_demo_task(script, spec_id, site, terminal, provider, sites, tmp_path, capsys, monkeypatch):
+    with ModelServer(importlib.import_module(f"tests.support.scripts.{script}").script()) as model:
+        monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
+        key_var, base_var, base_url = (("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", model.base_url)
+                                       if provider == "anthropic" else
+                                       ("OPENAI_API_KEY", "OPENAI_BASE_URL", model.openai_base_url))
+        monkeypatch.setenv(key_var, "sk-test-secret-123")
+        monkeypatch.setenv(base_var, base_url)
+        start = time.time()
+        code, out, err = run_cli([str(REPO / "specs" / "demo" / f"{spec_id}.yaml"), "--agent", "openclaw",
+                                  "--model", f"{provider}/scripted", "--runs-dir", str(tmp_path)], capsys)
+        assert not model.script_errors, model.script_errors
+        requests = model.model_requests()
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    assert m["status"] == "intercepted", (m["stop_reason"], m.get("agent_result"))
+    # The terminal request was caught in the browser and never reached the site.
+    caught = jsonl(run_dir, "interceptions.jsonl")
+    assert caught and caught[0]["url"] == sites.urls[site].rstrip("/") + terminal
+    port = int(sites.urls[site].rsplit(":", 1)[1].rstrip("/"))
+    mine = [r for r in sites.records() if r["t"] >= start and r.get("port") == port]
+    assert mine and not [r for r in mine if r["path"] == terminal and r["method"] == "POST"
+                         and (site != "shop" or "PlaceOrder" in json.dumps(r))]
+    for name in LAYERS:
+        assert (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0, name
+    # OpenClaw talked to our endpoint over the chosen wire format; its browser calls and results are in agent.jsonl.
+    path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+    assert requests and {r.path for r in requests} == {path} and requests[0].body["model"] == "scripted"
+    log = jsonl(run_dir, "agent.jsonl")
+    assert log[0]["role"] == "system" and log[1]["role"] == "user" and m["task"]["start_url"] in log[1]["content"]
+    calls = [r for r in log if r["role"] == "tool_call"]
+    results = {r["id"] for r in log if r["role"] == "tool_result"}
+    assert len(calls) >= 5 and {c["tool"] for c in calls} == {"browser"}
+    assert all(c["id"] in results for c in calls[:-1])  # the last may be cut short by the stop
+    kinds = {c["content"].get("kind", c["content"]["action"]) for c in calls}
+    assert {"navigate", "snapshot", "type", "click"} <= kinds
+    times = [r["t"] for r in log]
+    assert times == sorted(times) and times[-1] <= m.get("stop_t", times[-1]) + 5
+    # OpenClaw's own files stay in the run dir, without the key; its process group is gone.
+    oc = run_dir / "openclaw"
+    assert "sk-test-secret-123" not in (oc / "state" / "openclaw.json").read_text()
+    assert (oc / "openclaw.log").stat().st_size > 0 and (oc / "stderr.log").exists()
+    db = sqlite3.connect(oc / "state" / DB_RELPATH)
+    assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
+    db.close()
+    # The run stopped OpenClaw right after the catch (it was still running), and its whole process group died.
+    assert m["stop_t"] - m["catch_t"] < 5 and openclaw_pids(run_dir) == []
