@@ -50,9 +50,9 @@ async def _serve(spec, browser_url: str, out_dir: Path, narrow: bool, keep_brows
     icpt = Interceptor(spec, out_dir, files=list(spec.files), narrow=narrow)
     try:
         await icpt.attach(browser_url)
-    except (OSError, asyncio.TimeoutError, ValueError, KeyError) as exc:
+    except Exception as exc:  # unreachable endpoint, not a browser, refused CDP calls: one line, exit 1
         await icpt.close()
-        raise ClawrecError(f"cannot attach to the browser at {browser_url}: {exc}") from None
+        raise ClawrecError(f"cannot attach to the browser at {browser_url}: {type(exc).__name__}: {exc}") from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -124,6 +124,13 @@ def test_bad_browser_url_is_one_line_exit_2(tmp_path, h):
     r = subprocess.run([sys.executable, "-m", "clawrec.cli", "intercept", str(_spec_file(tmp_path, h.server.base)),
                         "--browser", "127.0.0.1:1", "--out", str(tmp_path / "o")], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("clawrec: --browser")
+    r = subprocess.run([sys.executable, "-m", "clawrec.cli", "intercept", str(tmp_path / "t-loop.yaml"),
+                        "--browser", "http://127.0.0.1:1", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "cannot attach to the browser" in r.stderr
+    (tmp_path / "bad.yaml").write_text("version: 1\nid: bad\n")
+    r = subprocess.run([sys.executable, "-m", "clawrec.cli", "intercept", str(tmp_path / "bad.yaml"),
+                        "--browser", "http://127.0.0.1:1", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("clawrec: ") and "bad.yaml" in r.stderr, r.stderr
 
 
 def test_sigkilled_interceptor_kills_the_browser_and_nothing_leaks(h, tmp_path):
