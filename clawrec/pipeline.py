@@ -139,7 +139,6 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
     assert rec.browser is not None
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill)
     agent_task: asyncio.Task | None = None
-    status, reason, exit_code, message = "crashed", "", 1, ""
     result: AgentResult | None = None
     try:
         try:

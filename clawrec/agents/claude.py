@@ -7,9 +7,7 @@ a step is one browser tool call. Old screenshots and snapshots are elided from t
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError

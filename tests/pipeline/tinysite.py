@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PAGE = """<!doctype html><html><head><title>Tiny signup</title></head><body>
@@ -83,10 +84,8 @@ class TinySite:
         self.server.server_close()
 
 
-def write_spec(folder, site: "TinySite", spec_id: str = "tiny-signup", extra: str = "") -> "Path":
+def write_spec(folder: str | Path, site: TinySite, spec_id: str = "tiny-signup", extra: str = "") -> Path:
     """A v1 spec for the tiny site whose terminal request is the signup POST (file named after its id)."""
-    from pathlib import Path
-
     port = site.url.rsplit(":", 1)[1].rstrip("/")
     path = Path(folder) / f"{spec_id}.yaml"
     path.write_text(f"""version: 1
