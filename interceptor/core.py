@@ -190,6 +190,9 @@ class Interceptor:
             session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
                            session)
         frame_url = await self._sender_url(session, params)
+        target_type = session.target_type
+        if self.http is not None and self.http.senders.get(params.get("networkId") or "") == "worker":
+            target_type = "worker"  # dedicated workers pause on their parent's session
         record = {
             "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],
             "headers": redact_headers(req.get("headers", {})), "query": match.query_params(req["url"]),
@@ -197,7 +200,7 @@ class Interceptor:
             "body_complete": body.complete, "tab_url": self.frames.tab_url(session),
             "frame_url": frame_url,
             "opener_url": self.frames.opener_url(session, self.attacher.infos if self.attacher else {}),
-            "target_type": session.target_type, "resource_type": params.get("resourceType"),
+            "target_type": target_type, "resource_type": params.get("resourceType"),
             "network_id": params.get("networkId"), "action": action,
         }
         if undecidable:

@@ -51,6 +51,7 @@ class HttpLog:
         self._intercepted: dict[str, str] = {}
         self._ws: dict[str, str] = {}
         self.documents: dict[str, str] = {}  # network requestId -> URL of the document (or worker) that sent it
+        self.senders: dict[str, str] = {}    # network requestId -> target type whose Network saw it first
 
     def prepare(self, session: Session, frames: Frames) -> list[asyncio.Future]:
         if session.target_type not in NETWORK_TYPES:
@@ -83,6 +84,7 @@ class HttpLog:
         req = p["request"]
         if p.get("documentURL"):
             self.documents[p["requestId"]] = p["documentURL"]
+        self.senders.setdefault(p["requestId"], session.target_type)
         body = None
         if req.get("hasPostData"):
             raw, complete = payload.entries_bytes(req)

@@ -32,7 +32,7 @@ CHANNELS = {
     "xsite_iframe": ("other:/frame/xsite_iframe", "page", "iframe", True),
     "nested_iframe": ("base:/frame/nest_inner", "page", None, False),
     "srcdoc_iframe": ("about:srcdoc", "page", "page", True),
-    "dedicated_worker": ("base:/worker.js?ch=dedicated_worker", "page", "page", True),
+    "dedicated_worker": ("base:/worker.js?ch=dedicated_worker", "page", "worker", True),
     "shared_worker": ("base:/worker.js?ch=shared_worker&shared=1", None, "shared_worker", True),
     "service_worker": ("base:/sw.js?ch=service_worker", None, "service_worker", True),
     "redirect_307": ("page", "page", "page", False),
