@@ -78,8 +78,8 @@ class Attacher:
     async def _check(self, session: Session, futures: list[asyncio.Future]) -> None:
         results = await asyncio.gather(*futures, return_exceptions=True)
         for r in results:
-            if isinstance(r, CDPError) and r.kind == "closed":
-                continue  # the target went away: nothing of it can leave any more
+            if isinstance(r, CDPError) and r.kind in ("closed", "crashed"):
+                continue  # the target went away (a service worker stopped with its context): nothing can leave
             if isinstance(r, BaseException):
                 self._failed(session, r)
                 return
