@@ -75,15 +75,39 @@ GUARD_JS = r"""
     }
     return null;
   }
-  function guardedSend(data) {
-    const url = urlOf.call(this);
-    const h = hit(url, data);
-    if (h === null) return send.call(this, data);
+  function caught(h, url) {
     let top = null;
     try { top = G.top && G.top.location ? G.top.location.href : null; } catch (e) {}
     try { if (report) report(stringify({rule: h[0].index, url, data: h[1], frame_url: String(G.location && G.location.href), top_url: top})); } catch (e) {}
   }
+  function guardedSend(data) {
+    const url = urlOf.call(this);
+    const h = hit(url, data);
+    if (h === null) return send.call(this, data);
+    caught(h, url);
+  }
   Object.defineProperty(proto, 'send', {value: guardedSend, writable: false, configurable: false, enumerable: true});
+  // WebSocketStream writes never touch WebSocket.prototype.send: hand out a checked writable instead.
+  const WSS = G.WebSocketStream;
+  if (typeof WSS === 'function') {
+    const Guarded = function WebSocketStream(url, options) {
+      if (!new.target) throw new TypeError("Failed to construct 'WebSocketStream': Please use the 'new' operator");
+      const inner = new WSS(url, options), wsurl = inner.url;
+      const opened = inner.opened.then((o) => {
+        const writer = o.writable.getWriter();
+        const writable = new WritableStream({
+          write(chunk) { const h = hit(wsurl, chunk); if (h !== null) { caught(h, wsurl); return; } return writer.write(chunk); },
+          close() { return writer.close(); },
+          abort(reason) { return writer.abort(reason); },
+        });
+        return Object.assign({}, o, {readable: o.readable, writable});
+      });
+      return Object.create(WSS.prototype, {url: {value: wsurl}, opened: {value: opened}, closed: {value: inner.closed},
+                                           close: {value: (info) => inner.close(info)}});
+    };
+    Guarded.prototype = WSS.prototype;
+    Object.defineProperty(G, 'WebSocketStream', {value: Guarded, writable: false, configurable: false});
+  }
 })();
 """
 

@@ -108,6 +108,10 @@ def channel_pages(other: str) -> dict[str, str]:
                                         " const send = f.contentWindow.WebSocket.prototype.send;"
                                         f" send.call(ws, JSON.stringify({_js('websocket_borrowed', 'no')}));"
                                         f" send.call(ws, JSON.stringify({_js('websocket_borrowed', 'yes')})); }}"),
+        "websocket_stream": page(btn, "async function go(){ const wss = new WebSocketStream('ws://' + location.host +"
+                                      " '/ws'); const {writable} = await wss.opened; const w = writable.getWriter();"
+                                      f" await w.write(JSON.stringify({_js('websocket_stream', 'no')}));"
+                                      f" await w.write(JSON.stringify({_js('websocket_stream', 'yes')})); }}"),
         "websocket_worker": page(btn, "const w = new Worker('/wsworker.js'); function go(){ w.postMessage('go'); }"),
         "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
         # fault injection: submits a draft and a terminal request every 10 ms, forever

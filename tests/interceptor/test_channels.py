@@ -41,6 +41,7 @@ CHANNELS = {
     "multipart_fetch": ("page", "page", "page", False),
     "websocket": ("page", "page", "page", True),
     "websocket_borrowed": ("about:blank", "page", "page", True),
+    "websocket_stream": ("page", "page", "page", True),
     "websocket_worker": ("base:/wsworker.js", "page", "worker", True),
     "cdp_new_tab": ("about:blank", "about:blank", None, False),  # Target.createTarget{url: the submission}
 }
