@@ -98,7 +98,10 @@ def make_logging_middleware(ctx: SiteContext) -> Callable:
         }
         record.update(body_fields(body, record["content_type"]))
         ctx.log.write(record)
-        return await handler(request)
+        response = await handler(request)
+        if not response.prepared:  # revalidate every time: each page load reaches the log, whatever the cache
+            response.headers.setdefault("Cache-Control", "no-cache")
+        return response
 
     return log_requests
 
