@@ -2,8 +2,9 @@
 
 Why one object: the layers share a clock and a lifetime. `start()` brings up display, ffmpeg, the action channel,
 this run's private copy of the extension (config.json with port + token), Chromium and the screenshot connection,
-then waits until the extension has said hello (so the agent's first action is recorded). A watchdog notices a
-layer process that dies (ffmpeg, Chromium, Xvfb) and sets `failed`; `finalize()` then reports status `crashed`.
+and returns once ffmpeg has its first frame and CDP answers. The extension's hello is not awaited (it queues events
+until connected); if it never connects, or a layer process dies (ffmpeg, Chromium, Xvfb), `failed` is set and
+`failures` says why; `finalize()` then reports status `crashed`.
 The manifest is written at start (`running`), at finalize, from SIGTERM/SIGHUP handlers and at interpreter exit;
 if the process is SIGKILLed, `recorder.manifest.recover(run_dir)` finishes the job.
 """
@@ -87,6 +88,7 @@ class Recording:
         self._watchdog: asyncio.Task | None = None
         self._old_handlers: dict[int, Any] = {}
         self._done = False
+        self._hello_task: asyncio.Task | None = None
         self._lock = threading.Lock()
 
     # ---- public API -------------------------------------------------------------------------------------------
@@ -117,8 +119,9 @@ class Recording:
         if self._done:
             assert self.manifest is not None
             return self.manifest
-        if self._watchdog is not None:
-            self._watchdog.cancel()
+        for task in (self._watchdog, self._hello_task):
+            if task is not None:
+                task.cancel()
         self._check_processes()
         if self.screens is not None:
             await self.screens.stop()
@@ -133,9 +136,11 @@ class Recording:
     # ---- start-up ---------------------------------------------------------------------------------------------
     async def _start_layers(self) -> None:
         self._tmp = Path(tempfile.mkdtemp(prefix="clawrec-rec-"))
+        phases = self.base["start_phases"] = {}
         if not self.headless:
             self.display = start_display(self.window_size)
             self.base["display"] = self.display.name
+            phases["display"] = self.clock.now()
             if self.video_on:
                 self.video = VideoRecorder(self.run_dir, self.display.name, self.window_size, self.fps,
                                            now=self.clock.now)
@@ -155,18 +160,27 @@ class Recording:
                                       extension_dir=ext, window_size=self.window_size, extra_flags=self.extra_flags,
                                       log_path=self._tmp / "chromium.log")
         self.base["flags"]["browser"] = self.browser.flags
-        waits = [asyncio.wait_for(self.channel.connected.wait(), self.ready_timeout)]
+        phases["browser"] = self.clock.now()
+        # The extension's hello is not awaited: events queue in the extension until it connects (nothing is
+        # lost), and a watcher fails the run loudly if it never does. Waiting would double the cold start.
+        self._hello_task = asyncio.create_task(self._extension_hello(), name="recorder-extension-hello")
+        waits = []
         if self.video is not None:
             waits.append(self._video_started())
         if self.screenshots_on:
             self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url)
             waits.append(self.screens.start())
-        try:
-            await asyncio.gather(*waits)
-        except asyncio.TimeoutError:
-            raise RecordingError(f"the clawrec extension did not connect within {self.ready_timeout:.0f}s"
-                                 f" (Chromium log: {self._tmp / 'chromium.log'})") from None
+        await asyncio.gather(*waits)
         self.base["versions"]["chromium"] = self.screens.browser_version if self.screens else ""
+
+    async def _extension_hello(self) -> None:
+        assert self.channel is not None
+        try:
+            await asyncio.wait_for(self.channel.connected.wait(), self.ready_timeout)
+        except asyncio.TimeoutError:
+            self._fail(f"the clawrec extension did not connect within {self.ready_timeout:.0f}s")
+            return
+        self.base["extension_t"] = self.base["start_phases"]["extension"] = self.clock.now()
 
     async def _video_started(self) -> None:
         assert self.video is not None
