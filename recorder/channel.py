@@ -42,8 +42,9 @@ class ActionChannel:
         self._server: Any = None
         self._last_message = 0.0
 
-    async def start(self) -> int:
-        self._server = await serve(self._handle, "127.0.0.1", 0, max_size=16 * 2**20, ping_interval=None)
+    async def start(self, port: int = 0) -> int:
+        """Listen on 127.0.0.1 (a random port unless `port`: re-listening on the extension's configured port)."""
+        self._server = await serve(self._handle, "127.0.0.1", port, max_size=16 * 2**20, ping_interval=None)
         self.port = self._server.sockets[0].getsockname()[1]
         return self.port
 

@@ -79,3 +79,36 @@ def test_page_script_cannot_inject_events(tmp_path):
     text = (tmp_path / "actions.jsonl").read_text()
     assert "SPOOF-MARKER" not in text and '"spoofed"' not in text
     assert actions(tmp_path, "click")[0]["target"]["id"] == "state"
+
+
+def test_events_queue_while_the_channel_is_down(tmp_path):
+    """The recorder's socket goes away mid-run: the extension keeps the events and delivers them, in order and
+    once each, when the channel listens again on the configured port."""
+    async def run() -> dict:
+        async with serve_test_site() as (base, _hits):
+            rec = Recording(tmp_path, agent="script", headless=True, video=False)
+            await rec.start()
+            try:
+                async with async_playwright() as p:
+                    browser = await p.chromium.connect_over_cdp(rec.browser.http_url)
+                    page = browser.contexts[0].pages[0]
+                    await page.goto(base + "/")
+                    await page.click("#go")
+                    await wait_for(lambda: actions(tmp_path, "click"), what="first click")
+                    port = rec.channel.port
+                    await rec.channel.stop()
+                    for name in ("Second", "Third"):
+                        await page.click(f"text={name}")
+                    assert len(actions(tmp_path, "click")) == 1  # nothing can arrive while nobody listens
+                    await rec.channel.start(port)
+                    await wait_for(lambda: len(actions(tmp_path, "click")) == 3, timeout=20, what="queued clicks")
+                    await browser.close()
+            finally:
+                manifest = await rec.finalize("ok", "done")
+        return manifest
+
+    manifest = asyncio.run(run())
+    clicks = actions(tmp_path, "click")
+    assert [c["target"]["name"] for c in clicks] == ["Go", "Second", "Third bold"]
+    assert [c["t"] for c in clicks] == sorted(c["t"] for c in clicks)
+    assert manifest["recorder"]["channel"]["authenticated"] >= 2 and manifest["recorder"]["channel"]["dropped"] == 0
