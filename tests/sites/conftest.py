@@ -51,28 +51,49 @@ def since(records: list[dict], start: float, site: str) -> list[dict]:
     return [r for r in records if r["t"] >= start and r["site"] == site]
 
 
-@pytest.fixture
-def drive_site(sites, chromium_path) -> Callable[..., float]:
-    """`drive_site(task, user, files, after=None)` runs sites.drivers.drive in headless Chromium; returns the
-    epoch time it started (filter the shared log with it). `after(page)` runs before the browser closes."""
+@pytest.fixture(scope="session")
+def pw_browser():
+    """One headless Chromium (Playwright, real binary) and its event loop for all sites tests; fails loudly if
+    Chromium is missing."""
     from playwright.async_api import async_playwright
 
+    from recorder.browser import find_chromium
+
+    loop = asyncio.new_event_loop()
+    pw = loop.run_until_complete(async_playwright().start())
+    try:
+        browser = loop.run_until_complete(pw.chromium.launch(executable_path=find_chromium(),
+                                                             args=["--site-per-process"]))
+        try:
+            yield loop, browser
+        finally:
+            loop.run_until_complete(browser.close())
+    finally:
+        loop.run_until_complete(pw.stop())
+        loop.close()
+
+
+@pytest.fixture
+def drive_site(sites, pw_browser) -> Callable[..., tuple[float, Any]]:
+    """`drive_site(task, user, files, after=None)` runs sites.drivers.drive in a fresh browser context; returns
+    (epoch time it started: filter the shared log with it, result of `after(page)`, run before the context closes)."""
     from sites.drivers import drive
+
+    loop, browser = pw_browser
 
     def run(task: str, user: dict, files: dict | None = None,
             after: Callable[[Any], Awaitable[Any]] | None = None) -> tuple[float, Any]:
         async def go() -> Any:
-            async with async_playwright() as p:
-                browser = await p.chromium.launch(executable_path=chromium_path, args=["--site-per-process"])
-                try:
-                    page = await browser.new_page()
-                    page.set_default_timeout(30_000)
-                    await drive(task, page, sites.urls, user, files)
-                    return await after(page) if after else None
-                finally:
-                    await browser.close()
+            context = await browser.new_context()
+            try:
+                page = await context.new_page()
+                page.set_default_timeout(30_000)
+                await drive(task, page, sites.urls, user, files)
+                return await after(page) if after else None
+            finally:
+                await context.close()
 
         start = time.time()
-        return start, asyncio.run(go())
+        return start, loop.run_until_complete(go())
 
     return run

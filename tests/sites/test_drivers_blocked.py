@@ -3,7 +3,6 @@ interceptor does), each driver still ends promptly, the page shows the failure, 
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from sites.drivers import drive
@@ -37,33 +36,29 @@ def blocker(task: str):
     return block
 
 
-def test_drivers_end_when_the_terminal_request_is_blocked(sites, chromium_path):
-    from playwright.async_api import async_playwright
+def test_drivers_end_when_the_terminal_request_is_blocked(sites, pw_browser):
+    loop, browser = pw_browser
 
     async def run() -> dict[str, tuple[float, str, bool | None]]:
         out = {}
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=chromium_path)
+        for task, (spec_id, glob, error_sel) in BLOCKED.items():
+            spec = load_spec(spec_id)
+            # no service worker: the shop then posts the order from the page, where routes apply
+            context = await browser.new_context(service_workers="block")
             try:
-                for task, (spec_id, glob, error_sel) in BLOCKED.items():
-                    spec = load_spec(spec_id)
-                    # no service worker: the shop then posts the order from the page, where routes apply
-                    context = await browser.new_context(service_workers="block")
-
-                    await context.route(glob, blocker(task))
-                    page = await context.new_page()
-                    page.set_default_timeout(30_000)
-                    t0 = time.monotonic()
-                    await drive(task, page, sites.urls, spec["user"], spec_files(spec))
-                    shown = await page.locator(error_sel).is_visible() if error_sel else None
-                    out[task] = (time.monotonic() - t0, page.url, shown)
-                    await context.close()
+                await context.route(glob, blocker(task))
+                page = await context.new_page()
+                page.set_default_timeout(30_000)
+                t0 = time.monotonic()
+                await drive(task, page, sites.urls, spec["user"], spec_files(spec))
+                shown = await page.locator(error_sel).is_visible() if error_sel else None
+                out[task] = (time.monotonic() - t0, page.url, shown)
             finally:
-                await browser.close()
+                await context.close()
         return out
 
     start = time.time()
-    results = asyncio.run(run())
+    results = loop.run_until_complete(run())
     records = sites.records()
     for task, (took, url, shown) in results.items():
         assert took < 25, f"{task}: the driver waited {took:.1f}s after a blocked submit"
