@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 SPEC=specs/demo/travel-flight-oneway.yaml
 REFERENCE=runs/reference/travel-flight-oneway
 CLAWREC=.venv/bin/clawrec
+RUNS=${CLAWREC_DEMO_RUNS_DIR:-runs}
 
 if [ -n "${ANTHROPIC_API_KEY:-}" ]; then
   AGENT=(--agent claude)
@@ -19,7 +20,7 @@ fi
 
 echo "demo: task: $(sed -n 's/^id: //p' "$SPEC") ($SPEC)" >&2
 set +e
-OUT=$("$CLAWREC" run "$SPEC" "${AGENT[@]}" --serve-sites --reference "$REFERENCE" --runs-dir runs)
+OUT=$("$CLAWREC" run "$SPEC" "${AGENT[@]}" --serve-sites --reference "$REFERENCE" --runs-dir "$RUNS")
 CODE=$?
 set -e
 printf '%s\n' "$OUT" | sed '$d'
