@@ -131,13 +131,18 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   enqueue({ type: "tab_close", tab: tabId, target_id: targetIds.get(tabId) || null });
   targetIds.delete(tabId);
 });
+// `url` is the tab's URL (as for page events); a sub-frame's own URL goes to `frame_url`.
+function navEvent(d, extra) {
+  const evt = { type: "navigate", ts: d.timeStamp, tab: d.tabId, frame: d.frameId, ...extra };
+  if (d.frameId === 0) { evt.url = d.url; emitTabEvent(evt); return; }
+  evt.frame_url = d.url;
+  chrome.tabs.get(d.tabId).then((tab) => { evt.url = tab.url || null; }, () => {}).finally(() => emitTabEvent(evt));
+}
 chrome.webNavigation.onCommitted.addListener((d) => {
-  emitTabEvent({ type: "navigate", ts: d.timeStamp, tab: d.tabId, frame: d.frameId, url: d.url,
-    transition: d.transitionType, qualifiers: d.transitionQualifiers });
+  navEvent(d, { transition: d.transitionType, qualifiers: d.transitionQualifiers });
 });
 chrome.webNavigation.onHistoryStateUpdated.addListener((d) => {
-  emitTabEvent({ type: "navigate", ts: d.timeStamp, tab: d.tabId, frame: d.frameId, url: d.url, via: "history",
-    transition: d.transitionType });
+  navEvent(d, { via: "history", transition: d.transitionType });
 });
 chrome.webNavigation.onCompleted.addListener((d) => {
   if (d.frameId === 0) emitTabEvent({ type: "load", ts: d.timeStamp, tab: d.tabId, frame: 0, url: d.url });

@@ -154,3 +154,34 @@ async def _drive(rec, base, hits, run_dir):
         await wait_for(lambda: actions(run_dir, "tab_close"), what="tab close")
         await browser.close()
     return {"found": found, "at_point": at_point, "inbox_t": inbox_t}
+
+
+def test_two_recordings_at_once_stay_apart(tmp_path):
+    """Parallel runs: own display, own channel port and token, own extension config; no event crosses over."""
+    async def one(rec, base, label):
+        async with async_playwright() as p:
+            browser = await p.chromium.connect_over_cdp(rec.browser.http_url)
+            page = browser.contexts[0].pages[0]
+            await page.goto(f"{base}/?run={label}")
+            await page.click("#go")
+            await wait_for(lambda: actions(rec.run_dir, "click"), what=f"click in {label}")
+            await browser.close()
+
+    async def run():
+        async with serve_test_site() as (base, _hits):
+            recs = [Recording(tmp_path / name, agent="script") for name in ("a", "b")]
+            await asyncio.gather(*(r.start() for r in recs))
+            try:
+                assert recs[0].display.name != recs[1].display.name
+                assert recs[0].channel.port != recs[1].channel.port
+                assert recs[0].channel.token != recs[1].channel.token
+                await asyncio.gather(one(recs[0], base, "a"), one(recs[1], base, "b"))
+            finally:
+                return await asyncio.gather(*(r.finalize("ok", "done") for r in recs))
+
+    manifests = asyncio.run(run())
+    assert [m["status"] for m in manifests] == ["ok", "ok"]
+    for name in ("a", "b"):
+        urls = {a.get("url") for a in actions(tmp_path / name) if str(a.get("url")).startswith("http")}
+        assert len(urls) == 1 and urls.pop().endswith(f"/?run={name}"), urls
+        assert_video_covers_run(tmp_path / name / "video.mp4", json.loads((tmp_path / name / "manifest.json").read_text()))
