@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from playwright.async_api import async_playwright
 
 from recorder.manifest import recover
@@ -159,3 +160,21 @@ def test_sigterm_clawrec_writes_manifest(tmp_path):
     assert manifest["status"] == "crashed" and "SIGTERM" in manifest["stop_reason"]
     assert_video_covers_run(tmp_path / "video.mp4", manifest)
     assert_all_jsonl_parse(tmp_path)
+
+
+def test_start_failure_writes_crashed_manifest_and_leaves_no_process(tmp_path, monkeypatch):
+    import recorder.session as session
+
+    monkeypatch.setattr(session, "EXTENSION_DIR", tmp_path / "no-extension-here")
+    rec = Recording(tmp_path / "run", agent="script")
+
+    async def start():
+        with pytest.raises(session.RecordingError, match="extension not found"):
+            await rec.start()
+
+    asyncio.run(start())
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "crashed" and "extension not found" in manifest["stop_reason"]
+    assert not rec.display.alive() and not rec.video.alive()
+    if (tmp_path / "run" / "video.mp4").exists():  # ffmpeg may have written a frame before the failure
+        assert_video_plays(tmp_path / "run" / "video.mp4")
