@@ -30,31 +30,44 @@ REQUIRED = {"contact": ("full_name", "email", "phone", "city"),
 
 
 def session(request: web.Request) -> tuple[str, dict[str, Any], bool]:
-    """(session id, its data, created now). Ids are seeded-deterministic, never random."""
+    """(session id, its data, created by this request). One session per request, created on first use; the
+    cookie is set by `session_cookie`. Ids are seeded-deterministic, never random."""
+    if "hl_session" in request:
+        return request["hl_session"]
     ctx: SiteContext = request.app[CTX_KEY]
     store = ctx.state.setdefault("sessions", {})
     sid = request.cookies.get(COOKIE)
     if sid and sid in store:
-        return sid, store[sid], False
-    sid = ctx.new_id("s", 24)
-    store[sid] = {"csrf": hashlib.sha256(f"{ctx.seed}:csrf:{sid}".encode()).hexdigest()[:32], "drafts": {}}
-    return sid, store[sid], True
+        request["hl_session"] = (sid, store[sid], False)
+    else:
+        sid = ctx.new_id("s", 24)
+        store[sid] = {"csrf": hashlib.sha256(f"{ctx.seed}:csrf:{sid}".encode()).hexdigest()[:32], "drafts": {}}
+        request["hl_session"] = (sid, store[sid], True)
+    return request["hl_session"]
+
+
+@web.middleware
+async def session_cookie(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Set the session cookie on any response (pages, 303s, raised redirects) of a request that created one."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        if request.get("hl_session", (None, None, False))[2]:
+            exc.set_cookie(COOKIE, request["hl_session"][0], httponly=True, samesite="Lax", path="/")
+        raise
+    if request.get("hl_session", (None, None, False))[2] and not response.prepared:
+        response.set_cookie(COOKIE, request["hl_session"][0], httponly=True, samesite="Lax", path="/")
+    return response
 
 
 def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
     ctx: SiteContext = request.app[CTX_KEY]
     sid, data, created = session(request)
-    resp = html_response(pages.layout(title, body, data.get("name"), ctx.now_ms), status)
-    if created:
-        resp.set_cookie(COOKIE, sid, httponly=True, samesite="Lax", path="/")
-    return resp
+    return html_response(pages.layout(title, body, data.get("name"), ctx.now_ms), status)
 
 
-def redirect(location: str, sid: str | None = None) -> web.Response:
-    resp = web.Response(status=303, headers={"Location": location})
-    if sid:
-        resp.set_cookie(COOKIE, sid, httponly=True, samesite="Lax", path="/")
-    return resp
+def redirect(location: str) -> web.Response:
+    return web.Response(status=303, headers={"Location": location})
 
 
 def get_job(request: web.Request) -> dict:
@@ -120,6 +133,17 @@ async def apply_start(request: web.Request) -> web.Response:
     return redirect(f"/jobs/{job['id']}/apply/contact")
 
 
+ORDER = ("contact", "questions", "review")
+
+
+def first_incomplete(values: dict[str, Any]) -> str | None:
+    """The first wizard step whose required answers are missing (None when all are there)."""
+    for step in ORDER[:2]:
+        if any(not values.get(k) for k in REQUIRED[step]):
+            return step
+    return None
+
+
 def draft_for(data: dict[str, Any], job: dict) -> dict[str, Any]:
     draft = data["drafts"].setdefault(job["id"], {})
     if not draft.get("email"):
@@ -136,6 +160,9 @@ async def apply_step(request: web.Request) -> web.Response:
     draft = draft_for(data, job)
     render = {"contact": pages.contact, "questions": pages.questions, "review": pages.review}[step]
     if request.method == "GET":
+        todo = first_incomplete(draft)
+        if todo and ORDER.index(todo) < ORDER.index(step):  # no skipping ahead: back to the missing step
+            return redirect(f"/jobs/{job['id']}/apply/{todo}")
         return page(request, "Apply", render(job, data["csrf"], draft, []))
     form = await request.post()
     if form.get("csrf_token") != data["csrf"]:
@@ -163,6 +190,8 @@ async def apply_submit(request: web.Request) -> web.Response:
     resume = fields.get("resume")
     if not resume or not resume["filename"] or not resume["data"].startswith(b"%PDF"):
         errors.append("Attach your résumé as a PDF file.")
+    if first_incomplete({k: value(k) for k in REQUIRED["contact"] + REQUIRED["questions"]}):
+        errors.append("Some answers are missing; please go back and complete every step.")
     if value("consent") != "yes":
         errors.append("Please confirm the information is accurate.")
     if errors:
@@ -193,6 +222,7 @@ async def ping(request: web.Request) -> web.Response:
 
 def make_app(ctx: SiteContext) -> web.Application:
     app = new_app(ctx)
+    app.middlewares.append(session_cookie)
     r = app.router
     r.add_get("/", index)
     r.add_get("/jobs/{job_id}", job_detail)

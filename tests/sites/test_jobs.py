@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from tests.sites.conftest import assert_expect, load_spec, payload, since, spec_files
@@ -66,3 +67,22 @@ def test_apply_requires_login_redirect(sites):
         raise AssertionError("expected a redirect")
     except urllib.error.HTTPError as exc:
         assert exc.code == 303 and exc.headers["Location"] == "/login?next=/jobs/1042/apply"
+
+
+def test_deep_link_login_keeps_one_session_and_no_step_skipping(sites):
+    """A first visit straight to the apply link: the redirect sets the session cookie, the login form's CSRF
+    token belongs to it, and the wizard sends you back to the first unanswered step."""
+    import http.cookiejar
+    import re
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    base = sites.urls["jobs"]
+    login = opener.open(base + "jobs/1042/apply")
+    assert login.geturl().endswith("/login?next=/jobs/1042/apply")
+    csrf = re.search(r'name="csrf_token" value="([0-9a-f]{32})"', login.read().decode()).group(1)
+    form = urllib.parse.urlencode({"csrf_token": csrf, "next": "/jobs/1042/apply", "email": "alex.doe@example.com",
+                                   "password": "Hireloop-2026!"}).encode()
+    contact = opener.open(base + "login", data=form)
+    assert contact.geturl() == base + "jobs/1042/apply/contact" and "Full name" in contact.read().decode()
+    review = opener.open(base + "jobs/1042/apply/review")
+    assert review.geturl() == base + "jobs/1042/apply/contact"
