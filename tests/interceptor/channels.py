@@ -112,6 +112,15 @@ def channel_pages(other: str) -> dict[str, str]:
                                       " '/ws'); const {writable} = await wss.opened; const w = writable.getWriter();"
                                       f" await w.write(JSON.stringify({_js('websocket_stream', 'no')}));"
                                       f" await w.write(JSON.stringify({_js('websocket_stream', 'yes')})); }}"),
+        # GET submissions the browser itself may send ahead of time
+        "link_prefetch": page(btn + f"<link rel=prefetch href='/submit/link_prefetch?{_qs('link_prefetch', 'yes')}'>",
+                              "function go(){}"),
+        "speculation_prefetch": page(btn + '<script type=speculationrules>{"prefetch": [{"source": "list", "urls":'
+                                     f' ["/submit/speculation_prefetch?{_qs("speculation_prefetch", "yes")}"]}}]}}'
+                                     "</script>", "function go(){}"),
+        "speculation_prerender": page(btn + '<script type=speculationrules>{"prerender": [{"source": "list", "urls":'
+                                      f' ["/submit/speculation_prerender?{_qs("speculation_prerender", "yes")}"]}}]}}'
+                                      "</script>", "function go(){}"),
         "websocket_worker": page(btn, "const w = new Worker('/wsworker.js'); function go(){ w.postMessage('go'); }"),
         "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
         # fault injection: submits a draft and a terminal request every 10 ms, forever

@@ -42,6 +42,7 @@ CHANNELS = {
     "websocket": ("page", "page", "page", True),
     "websocket_borrowed": ("about:blank", "page", "page", True),
     "websocket_stream": ("page", "page", "page", True),
+    "link_prefetch": ("page", "page", None, False),
     "websocket_worker": ("base:/wsworker.js", "page", "worker", True),
     "cdp_new_tab": ("about:blank", "about:blank", None, False),  # Target.createTarget{url: the submission}
 }
@@ -121,7 +122,7 @@ def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
     body = c["body"]
     if channel == "graphql_batch":
         assert body[1] == {"operationName": "PlaceOrder", "order": "ORD-graphql_batch", "confirm": "yes"}
-    elif channel in ("popup", "get_query", "cdp_new_tab"):
+    elif channel in ("popup", "get_query", "cdp_new_tab", "link_prefetch"):
         assert body is None and c["query"] == {"order": f"ORD-{channel}", "confirm": "yes"}
     else:
         assert body["order"] == f"ORD-{channel}" and body["confirm"] == "yes"
@@ -198,3 +199,26 @@ def test_fulfill_answers_the_page_and_server_sees_nothing(h, tmp_path):
     assert not [e for e in h.server.log[before:] if e["path"] == "/submit/fulfill"]
     catches, _ = read_jsonl(tmp_path / INTERCEPTIONS)
     assert [c["action"] for c in catches] == ["fulfilled"] and catches[0]["body"]["order"] == "ORD-f"
+
+
+@pytest.mark.parametrize("channel", ["speculation_prefetch", "speculation_prerender"])
+def test_speculation_rules_never_send_the_submission(h, channel, tmp_path):
+    """Speculation-rules prefetch/prerender bypass DevTools Fetch (measured), so the launcher turns preloading off:
+    the terminal GET named in the rules never leaves. The page fetches /marker 1 s after load: the bound we wait."""
+    async def scenario() -> None:
+        icpt = Interceptor(make_spec(channel_rules(h.server)), tmp_path)
+        await icpt.attach(h.browser.ws_url)
+        ctx = await h.pw_browser.new_context()
+        try:
+            page = await ctx.new_page()
+            start = len(h.server.log)
+            await page.goto(f"{h.server.base}/ch/{channel}")
+            await page.evaluate("new Promise(r => setTimeout(r, 1000)).then(() => fetch('/marker'))")
+            assert await wait_until(lambda: any(e["path"] == "/marker" for e in h.server.log[start:]))
+        finally:
+            await ctx.close()
+            await icpt.close()
+
+    before = len(h.server.log)
+    h.run(scenario())
+    assert not [e for e in h.server.log[before:] if e["path"].startswith("/submit/")]
