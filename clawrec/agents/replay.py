@@ -10,6 +10,7 @@ Typed values are replayed as recorded; masked password values cannot be, unless 
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,33 @@ class ReplayAgent:
                 done += 1
                 ctx.log("tool_result", how, tool=step.kind, seq=step.seq)
         return AgentResult("ok", f"replayed {done} steps", done)
+
+
+def _norm(text: Any) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(text or "").lower())
+
+
+def _flat(info: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in info.items():
+        out += _flat(value, f"{prefix}{key}.") if isinstance(value, dict) else [(f"{prefix}{key}", value)]
+    return out
+
+
+def secret_from_user(target: dict | None, user: dict[str, Any]) -> str | None:
+    """The user-info value for a masked field: `card.number` for name="cardnumber", `card.cvc` for "cvc",
+    `password` for a password field (whole dotted key first, then its last part; at least 3 characters)."""
+    tgt = target or {}
+    names = [n for n in (_norm(tgt.get("name_attr")), _norm(tgt.get("id")), _norm(tgt.get("name"))) if n]
+    if tgt.get("type") == "password":
+        names.append("password")
+    flat = [(k, v) for k, v in _flat(user) if isinstance(v, (str, int, float))]
+    for whole in (True, False):
+        for key, value in flat:
+            want = _norm(key) if whole else _norm(key.rsplit(".", 1)[-1])
+            if len(want) >= 3 and any(n == want or (not whole and n.endswith(want)) for n in names):
+                return str(value)
+    return None
 
 
 CONTAINER_TAGS = {"form", "body", "html", "main", "section", "div", "ul", "ol", "table", "tbody", "tr", "nav",
@@ -194,10 +222,12 @@ class Player:
         if step.kind == "fill":
             value = step.value
             if step.masked:
-                value = (self.ctx.task.user or {}).get("password")
+                value = secret_from_user(step.target, self.ctx.task.user or {})
                 if value is None:
-                    raise ReplayError("the recorded run typed a password, and passwords are masked in recordings; "
-                                      "add `password` to the task's user info to replay it")
+                    what = (step.target or {}).get("name") or (step.target or {}).get("name_attr") or "a field"
+                    raise ReplayError(f"the recorded run typed a secret into {what!r} (a password or card field), and "
+                                      "such values are masked in recordings; put it in the task's user info (e.g. "
+                                      "`password`) to replay it")
             loc = await self.need(step)
             await loc.fill("" if value is None else str(value), timeout=FIND_TIMEOUT * 1000)
             return "typed"

@@ -119,3 +119,14 @@ def _button_centre(browser, url: str) -> tuple[float, float]:
         box = page.locator("#go").bounding_box()
         page.goto("about:blank")
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_masked_values_come_from_the_users_info():
+    from clawrec.agents.replay import secret_from_user
+
+    user = {"password": "Hireloop-2026!", "card": {"number": "4242 4242 4242 4242", "exp": "12/28", "cvc": "123"}}
+    assert secret_from_user({"type": "password", "name_attr": "pw", "name": "Password"}, user) == "Hireloop-2026!"
+    assert secret_from_user({"name_attr": "cardnumber", "name": "Card number"}, user) == "4242 4242 4242 4242"
+    assert secret_from_user({"id": "cc-exp", "name": "Expiration"}, user) == "12/28"
+    assert secret_from_user({"name_attr": "cvc", "name": "Security code"}, user) == "123"
+    assert secret_from_user({"name_attr": "pin", "name": "PIN"}, user) is None
