@@ -21,6 +21,7 @@ from sites.truthlog import parse_multipart
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "hl_session"
+SESSION_KEY = web.RequestKey("hl_session", tuple)
 STEP_FIELDS = {
     "contact": ("full_name", "email", "phone", "city", "linkedin"),
     "questions": ("years_experience", "work_authorization", "start_date", "salary_expectation"),
@@ -32,18 +33,18 @@ REQUIRED = {"contact": ("full_name", "email", "phone", "city"),
 def session(request: web.Request) -> tuple[str, dict[str, Any], bool]:
     """(session id, its data, created by this request). One session per request, created on first use; the
     cookie is set by `session_cookie`. Ids are seeded-deterministic, never random."""
-    if "hl_session" in request:
-        return request["hl_session"]
+    if SESSION_KEY in request:
+        return request[SESSION_KEY]
     ctx: SiteContext = request.app[CTX_KEY]
     store = ctx.state.setdefault("sessions", {})
     sid = request.cookies.get(COOKIE)
     if sid and sid in store:
-        request["hl_session"] = (sid, store[sid], False)
+        request[SESSION_KEY] = (sid, store[sid], False)
     else:
         sid = ctx.new_id("s", 24)
         store[sid] = {"csrf": hashlib.sha256(f"{ctx.seed}:csrf:{sid}".encode()).hexdigest()[:32], "drafts": {}}
-        request["hl_session"] = (sid, store[sid], True)
-    return request["hl_session"]
+        request[SESSION_KEY] = (sid, store[sid], True)
+    return request[SESSION_KEY]
 
 
 @web.middleware
@@ -52,11 +53,11 @@ async def session_cookie(request: web.Request, handler: Any) -> web.StreamRespon
     try:
         response = await handler(request)
     except web.HTTPException as exc:
-        if request.get("hl_session", (None, None, False))[2]:
-            exc.set_cookie(COOKIE, request["hl_session"][0], httponly=True, samesite="Lax", path="/")
+        if request.get(SESSION_KEY, (None, None, False))[2]:
+            exc.set_cookie(COOKIE, request[SESSION_KEY][0], httponly=True, samesite="Lax", path="/")
         raise
-    if request.get("hl_session", (None, None, False))[2] and not response.prepared:
-        response.set_cookie(COOKIE, request["hl_session"][0], httponly=True, samesite="Lax", path="/")
+    if request.get(SESSION_KEY, (None, None, False))[2] and not response.prepared:
+        response.set_cookie(COOKIE, request[SESSION_KEY][0], httponly=True, samesite="Lax", path="/")
     return response
 
 
