@@ -14,6 +14,7 @@ import asyncio
 import base64
 import json
 import logging
+import time
 import urllib.request
 from urllib.parse import urlsplit
 from pathlib import Path
@@ -61,6 +62,7 @@ class Interceptor:
         self.caught = asyncio.Event()
         self.catches: list[dict[str, Any]] = []
         self.stats = {"paused": 0, "continued": 0, "caught": 0, "undecidable": 0}
+        self.continue_us: list[float] = []  # our time from requestPaused to continueRequest queued (bench)
         self.failure: str | None = None
         self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock)
         self.frames = Frames()
@@ -152,10 +154,13 @@ class Interceptor:
         if self._closing:
             session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
             return
+        t0 = time.perf_counter()
         rules = [r for r in self.http_rules if match.could_match(r, req["method"], req["url"])]
         if not rules:
             self.stats["continued"] += 1
             session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            if len(self.continue_us) < 100_000:
+                self.continue_us.append((time.perf_counter() - t0) * 1e6)
             return
         self._held[request_id] = (session, req["url"])
         task = session.spawn(self._decide(session, params, rules), f"decide:{request_id}")

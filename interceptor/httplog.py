@@ -64,7 +64,9 @@ class HttpLog:
         on("Network.webSocketCreated", lambda p: self._ws_created(session, p))
         on("Network.webSocketFrameSent", lambda p: self._ws_frame(session, p, "sent"))
         on("Network.webSocketFrameReceived", lambda p: self._ws_frame(session, p, "received"))
-        return [session.send("Network.enable", {"maxPostDataSize": BODY_LIMIT})]
+        # No response-body buffers: we never read bodies, and buffering costs every response (measured ~0.3 ms).
+        return [session.send("Network.enable", {"maxPostDataSize": BODY_LIMIT, "maxTotalBufferSize": 0,
+                                                "maxResourceBufferSize": 0})]
 
     def mark_intercepted(self, network_id: str, action: str) -> None:
         self._intercepted[network_id] = action
