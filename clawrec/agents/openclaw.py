@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
-from clawrec.agents.openclaw_config import build_config, find_install, resolve_provider, write_config
+from clawrec.agents.openclaw_config import build_config, find_install, free_port_block, resolve_provider, write_config
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
 
 POLL_S = 0.25
@@ -94,7 +94,7 @@ class OpenClawAgent:
         for folder in (state, workspace, home):
             folder.mkdir(parents=True, exist_ok=True)
         config_path = write_config(state, build_config(provider=provider, cdp_url=ctx.cdp_url, workspace=workspace,
-                                                       log_file=base / "openclaw.log"))
+                                                       log_file=base / "openclaw.log", gateway_port=free_port_block()))
         files, staged_dir = stage_uploads(list(ctx.task.files), uuid.uuid4().hex[:12])
         prompt_path = base / "prompt.txt"
         prompt_path.write_text(build_prompt(ctx, files), encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,28 @@ def resolve_provider(model: str | None, env: dict[str, str] | None = None) -> Pr
     return Provider(prefix, model_id, api, base_url, key_var)
 
 
-def build_config(*, provider: Provider, cdp_url: str, workspace: Path, log_file: Path,
+def free_port_block(offsets: tuple[int, ...] = (0, 2, 10), tries: int = 50) -> int:
+    """A loopback port P with P+offset free for each offset: OpenClaw derives its browser control (P+2) and
+    extension relay (P+10) ports from `gateway.port` (default 18789 → a fixed 18799 that concurrent runs share)."""
+    for _ in range(tries):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        if base + max(offsets) <= 65535 and all(_bindable(base + o) for o in offsets):
+            return base
+    raise AgentSetupError("no free loopback ports for OpenClaw")
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def build_config(*, provider: Provider, cdp_url: str, workspace: Path, log_file: Path, gateway_port: int | None = None,
                  context_window: int = 200_000, max_tokens: int = 8192) -> dict[str, Any]:
     """The whole OpenClaw config for one run (plain JSON, which is valid JSON5)."""
     model = {"id": provider.model_id, "name": provider.model_id, "reasoning": False, "input": ["text"],
@@ -94,6 +116,7 @@ def build_config(*, provider: Provider, cdp_url: str, workspace: Path, log_file:
                     "ssrfPolicy": {"dangerouslyAllowPrivateNetwork": True},
                     "profiles": {"clawrec": {"cdpUrl": cdp_url, "attachOnly": True}}},
         "logging": {"file": str(log_file)},
+        **({"gateway": {"port": gateway_port}} if gateway_port else {}),
     }
 
 

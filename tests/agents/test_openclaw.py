@@ -160,6 +160,9 @@ def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp
     # OpenClaw's own files stay in the run dir; the config points at our browser and holds no secret.
     config = json.loads((tmp_path / "openclaw/state/openclaw.json").read_text())
     assert config["browser"]["profiles"]["clawrec"] == {"cdpUrl": browser.http_url, "attachOnly": True}
+    # Its own loopback services sit on ports derived from a per-run gateway port, never the shared defaults.
+    relay = re.search(r"listening on 127\.0\.0\.1:(\d+)", (tmp_path / "openclaw/stderr.log").read_text())
+    assert relay and int(relay.group(1)) == config["gateway"]["port"] + 10 != 18799
     assert "sk-ant-test-secret" not in json.dumps(config)
     assert json.loads((tmp_path / "openclaw/stdout.json").read_text())["ok"] is True
     assert (tmp_path / "openclaw/stderr.log").exists() and (tmp_path / "openclaw/openclaw.log").stat().st_size > 0

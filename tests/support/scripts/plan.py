@@ -2,8 +2,9 @@
 
 Why not fixed step numbers: pages change asynchronously (autocomplete lists, SPA views), so after every action the
 planner takes a snapshot, and an action whose target is not in that snapshot yet waits and snapshots again.
-Progress is counted from the conversation itself (tool calls other than snapshot/wait), so a retried model request
-gets the same answer. An action is `history -> Turn | None` (None: "not on the page yet").
+Progress is counted from the conversation itself (assistant turns with a call other than snapshot/wait), so a retried
+model request gets the same answer. An action is `history -> Turn | None` (None: "not on the page yet");
+`together(...)` plays the fields of one form one after the other on the same snapshot.
 """
 
 from __future__ import annotations
@@ -27,18 +28,24 @@ def _value(v: Value, h: History) -> Any:
     return v(h) if callable(v) else v
 
 
-def plan(*actions: Action, final: str = "Done.", max_polls: int = 12) -> Script:
-    """Play `actions` in order, a snapshot before each; then answer `final`."""
+def plan(*actions: "Action | together", final: str = "Done.", max_polls: int = 12) -> Script:
+    """Play `actions` in order, a snapshot before each (but within `together`); then answer `final`."""
+    steps: list[tuple[Action, bool]] = []  # (action, may reuse the previous snapshot)
+    for item in actions:
+        group = item.actions if isinstance(item, together) else (item,)
+        steps += [(a, i > 0) for i, a in enumerate(group)]
 
     def script(request: dict[str, Any], h: History) -> Turn:
-        calls = [c for m in h.messages if m.role == "assistant" for c in m.tool_calls]
-        done = sum(1 for c in calls if _kind(c.arguments) not in PASSIVE)
+        turns = [m.tool_calls for m in h.messages if m.role == "assistant" and m.tool_calls]
+        done = sum(1 for t in turns if any(_kind(c.arguments) not in PASSIVE for c in t))
+        calls = [c for t in turns for c in t]
         last = _kind(calls[-1].arguments) if calls else ""
-        if done >= len(actions):
+        if done >= len(steps):
             return Turn(text=final)
-        if calls and last not in PASSIVE:
+        action, reuse = steps[done]
+        if calls and last not in PASSIVE and not reuse:
             return call(action="snapshot")
-        turn = actions[done](h)
+        turn = action(h)
         if turn is not None:
             return turn
         polls = 0
@@ -122,3 +129,13 @@ def upload(role: str, name: str, path: Value, exact: bool = False) -> Action:
 def when(text: str, action: Action) -> Action:
     """`action`, but only once the latest snapshot shows `text` (e.g. a confirmation toast)."""
     return lambda h: action(h) if text.lower() in latest_snapshot(h).lower() else None
+
+
+class together:  # noqa: N801 - reads as a plan step
+    """Actions on one form, played one turn each WITHOUT a snapshot in between (typing does not change refs).
+
+    Not parallel tool calls: OpenClaw runs those concurrently, and two `type` actions at once garble each other.
+    """
+
+    def __init__(self, *actions: Action) -> None:
+        self.actions = actions

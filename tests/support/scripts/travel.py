@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.support.model_script import Script
-from tests.support.scripts.plan import click, navigate, plan, prompt_value, select, type_
+from tests.support.scripts.plan import click, navigate, plan, prompt_value, select, together, type_
 
 
 def script() -> Script:
@@ -15,18 +15,17 @@ def script() -> Script:
         click("option", "(JFK)"),
         type_("combobox", "To", "Los Angeles"),
         click("option", "(LAX)"),
-        type_("textbox", "Depart", "2026-12-31"),
-        select("combobox", "Cabin class", "economy"),
+        together(type_("textbox", "Depart", "2026-12-31"), select("combobox", "Cabin class", "economy")),
         click("button", "Search flights"),
         click("checkbox", "Nonstop only"),
         click("tab", "Cheapest"),
         click("button", "Select "),  # the first result: cheapest nonstop after sorting
-        type_("textbox", "First name", prompt_value("first_name")),
-        type_("textbox", "Last name", prompt_value("last_name")),
-        type_("textbox", "Date of birth", prompt_value("date_of_birth")),
-        type_("textbox", "E-mail", prompt_value("email"), exact=True),
-        type_("textbox", "Contact e-mail", prompt_value("email")),
-        type_("textbox", "Mobile phone", prompt_value("phone")),
+        together(type_("textbox", "First name", prompt_value("first_name")),
+                 type_("textbox", "Last name", prompt_value("last_name")),
+                 type_("textbox", "Date of birth", prompt_value("date_of_birth")),
+                 type_("textbox", "E-mail", prompt_value("email"), exact=True),
+                 type_("textbox", "Contact e-mail", prompt_value("email")),
+                 type_("textbox", "Mobile phone", prompt_value("phone"))),
         click("button", "Continue to review"),
         click("button", "Confirm and book"),
         final="I booked the cheapest nonstop economy flight from JFK to LAX on December 31, 2026.",
