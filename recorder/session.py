@@ -25,7 +25,7 @@ from typing import Any
 
 from recorder import manifest, records
 from recorder.agent_log import AgentLogSink
-from recorder.browser import Browser, launch_browser
+from recorder.browser import Browser, browser_version_info, launch_browser
 from recorder.channel import ActionChannel
 from recorder.display import Display, start_display
 from recorder.records import JsonlWriter, RunClock
@@ -99,7 +99,7 @@ class Recording:
         return self.agent_log.inbox
 
     async def start(self) -> "Recording":
-        """Bring every layer up; returns once the browser is ready for the agent (extension connected)."""
+        """Bring every layer up; returns once the browser is ready for the agent (CDP answers, video rolling)."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         manifest.write_manifest(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
         self._install_exit_hooks()
@@ -170,8 +170,15 @@ class Recording:
         if self.screenshots_on:
             self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url)
             waits.append(self.screens.start())
-        await asyncio.gather(*waits)
-        self.base["versions"]["chromium"] = self.screens.browser_version if self.screens else ""
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), self.ready_timeout)
+        except asyncio.TimeoutError:
+            raise RecordingError(f"the browser or ffmpeg was not ready within {self.ready_timeout:.0f}s") from None
+        if self.screens is not None:
+            self.base["versions"]["chromium"] = self.screens.browser_version
+        else:
+            info = await asyncio.to_thread(browser_version_info, self.browser.http_url)
+            self.base["versions"]["chromium"] = info.get("Browser", "")
 
     async def _extension_hello(self) -> None:
         assert self.channel is not None
