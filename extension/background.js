@@ -148,5 +148,15 @@ chrome.webNavigation.onCompleted.addListener((d) => {
   if (d.frameId === 0) emitTabEvent({ type: "load", ts: d.timeStamp, tab: d.tabId, frame: 0, url: d.url });
 });
 
+// Tabs that existed before this worker started (the browser's first tab): one `tab_open` each, marked initial.
+// Once per browser session (a restarted worker does not repeat it: chrome.storage.session remembers).
+chrome.storage.session.get("snapshot").then(async (got) => {
+  if (got.snapshot) return;
+  await chrome.storage.session.set({ snapshot: true });
+  for (const tab of await chrome.tabs.query({})) {
+    emitTabEvent({ type: "tab_open", tab: tab.id, opener: null, url: tab.url || null, initial: true });
+  }
+}).catch(() => {});
+
 refreshTargets();
 connect();

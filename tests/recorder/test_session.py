@@ -50,7 +50,9 @@ def test_scripted_run_records_all_layers(tmp_path):
     assert [c["target"]["name"] for c in trusted] == ["Go", "Third bold", "Inner button", "User name", "PIN", "Inner button"]
     inner = trusted[2]
     tabs = {c["tab"] for c in trusted}
-    assert len(tabs) == 2 and {a["tab"] for a in actions(run_dir, "tab_open")} == {trusted[-1]["tab"]}
+    opened = actions(run_dir, "tab_open")
+    assert len(tabs) == 2 and [(a["tab"], a.get("initial", False)) for a in opened] == \
+        [(trusted[0]["tab"], True), (trusted[-1]["tab"], False)]
     assert {a["tab"] for a in actions(run_dir, "tab_close")} == {trusted[-1]["tab"]}
     assert trusted[-1]["target_id"] != trusted[0]["target_id"]
     assert inner["frame_url"].startswith("http://localhost:") and inner["frame"] != 0
