@@ -32,6 +32,8 @@ def wants_shot(action: dict) -> bool:
         return action.get("key") == "Enter"
     if kind == "scroll":
         return action.get("final", True) is not False
+    if kind == "navigate":  # a page load is shot at `load`; a single-page app's route change has none
+        return action.get("via") == "history" and action.get("frame") == 0
     if kind == "change":
         return str((action.get("target") or {}).get("type", "")).lower() not in TEXTUAL
     return kind in SHOT_TYPES

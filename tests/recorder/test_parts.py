@@ -88,3 +88,14 @@ def test_recover_joins_segments_of_a_dead_recorder(tmp_path):
     assert data["status"] == "crashed" and data["layers"]["video"]["duration"] >= 2.0
     assert data["video_start_t"] >= 0 and "video joined from segments" in data["recovered"]["notes"]
     assert not (tmp_path / ".video-segments").exists()
+
+
+def test_which_actions_get_a_screenshot():
+    from recorder.screenshots import wants_shot
+
+    shot = [{"type": "click"}, {"type": "keydown", "key": "Enter"}, {"type": "input"}, {"type": "load"},
+            {"type": "scroll", "final": True}, {"type": "tab_switch"}, {"type": "change", "target": {"type": "select"}},
+            {"type": "navigate", "via": "history", "frame": 0}]
+    none = [{"type": "keydown", "key": "a"}, {"type": "focus"}, {"type": "scroll", "final": False},
+            {"type": "change", "target": {"type": "text"}}, {"type": "navigate", "frame": 0}, {"type": "submit"}]
+    assert all(wants_shot(a) for a in shot) and not any(wants_shot(a) for a in none)
