@@ -58,6 +58,13 @@ async def _serve(spec, browser_url: str, out_dir: Path, narrow: bool, keep_brows
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     icpt.conn.on_close.append(lambda _conn: stop.set())
+    for _ in range(20):  # pages report their preloading state right after attach
+        if icpt.preloading_enabled is not None:
+            break
+        await asyncio.sleep(0.05)
+    if icpt.preloading_enabled:
+        click.echo("clawrec: warning: this browser preloads pages (speculation rules), which DevTools cannot "
+                   "intercept; launch it with preloading off (recorder.browser does)", err=True)
     click.echo(f"clawrec: intercepting {len(spec.intercept)} rule(s) of {spec.id}; writing to {out_dir}; "
                "stop with Ctrl-C", err=True)
     await stop.wait()

@@ -173,3 +173,27 @@ def test_connection_drop_kills_browser_in_process(h, tmp_path):
         assert _gone(browser.pid)
     finally:
         browser.close()
+
+
+def test_preloading_state_is_known(h, tmp_path):
+    """Speculation-rules preloads bypass Fetch: our launcher turns them off, and a browser that preloads is seen."""
+    prefs = tmp_path / "profile" / "Default" / "Preferences"
+    prefs.parent.mkdir(parents=True)
+    prefs.write_text(json.dumps({"net": {"network_prediction_options": 0}}))
+    states = {}
+    for name, kwargs in (("ours", {}), ("preloading", {"user_data_dir": tmp_path / "profile"})):
+        browser = launch_browser(headless=True, **kwargs)
+
+        async def scenario() -> bool | None:
+            icpt = Interceptor(make_spec(channel_rules(h.server)), tmp_path / name)
+            await icpt.attach(browser.ws_url)
+            await _open(browser.ws_url, f"{h.server.base}/ch/fetch")
+            await wait_until(lambda: icpt.preloading_enabled is not None, 20)
+            await icpt.close()
+            return icpt.preloading_enabled
+
+        try:
+            states[name] = h.run(scenario())
+        finally:
+            browser.close()
+    assert states == {"ours": False, "preloading": True}
