@@ -122,6 +122,18 @@ def channel_pages(other: str) -> dict[str, str]:
                                       f' ["/submit/speculation_prerender?{_qs("speculation_prerender", "yes")}"]}}]}}'
                                       "</script>", "function go(){}"),
         "websocket_worker": page(btn, "const w = new Worker('/wsworker.js'); function go(){ w.postMessage('go'); }"),
+        # opaque or blob origins: simple (no-preflight) urlencoded POSTs to an absolute URL
+        "blob_worker": page(btn, "const src = `const go = async () => { for (const c of ['no', 'yes']) await fetch("
+                                 "'${location.origin}/submit/blob_worker', {method: 'POST', body: new URLSearchParams("
+                                 "'order=ORD-blob_worker&confirm=' + c)}).catch(e => 0); }; onmessage = go;`;"
+                                 " const w = new Worker(URL.createObjectURL(new Blob([src], {type: 'text/javascript'})));"
+                                 " function go(){ w.postMessage('go'); }"),
+        "data_iframe": page("<iframe id=f></iframe>", "document.getElementById('f').src = 'data:text/html,' +"
+                            " encodeURIComponent(`<button id=go onclick=\"go()\">go</button><script>async function"
+                            " go(){ for (const c of ['no', 'yes']) await fetch('${location.origin}/submit/data_iframe',"
+                            " {method: 'POST', mode: 'no-cors', body: new URLSearchParams('order=ORD-data_iframe&confirm='"
+                            " + c)}).catch(e => 0); }<\\/script>`);"),
+        "sandbox_iframe": page("<iframe id=f sandbox='allow-scripts allow-forms' src='/frame/sandboxed'></iframe>"),
         "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
         # fault injection: submits a draft and a terminal request every 10 ms, forever
         "loop": page("loop", "let n = 0; setInterval(() => { n++; const h = {'Content-Type': 'application/json'};"
@@ -139,6 +151,10 @@ FRAMES = {
                          f" {{'Content-Type': 'application/json'}}, body: JSON.stringify({_js('xsite_iframe', 'no')})}});"
                          " fetch('/submit/xsite_iframe', {method: 'POST', headers: {'Content-Type':"
                          f" 'application/json'}}, body: JSON.stringify({_js('xsite_iframe', 'yes')})}}).catch(e => 0); }}"),
+    "sandboxed": page("<button id=go onclick='go()'>go</button>",
+                      "async function go(){ for (const c of ['no', 'yes']) await fetch(location.href.replace("
+                      "'/frame/sandboxed', '/submit/sandbox_iframe'), {method: 'POST', mode: 'no-cors', body: new"
+                      " URLSearchParams('order=ORD-sandbox_iframe&confirm=' + c)}).catch(e => 0); }"),
     "nest_inner": page("<form method=post action='/submit/nested_iframe'><input name=order value=ORD-nested_iframe>"
                        "<input name=confirm value=yes><button id=go>go</button></form>"),
 }
