@@ -59,8 +59,9 @@ class VideoRecorder:
         self.first_frame_t: float | None = None
 
     def command(self) -> list[str]:
+        # No input probing: x11grab's format is known, and probing waits for frames (up to ~0.5 s of start-up).
         stream = ffmpeg.input(self.display, f="x11grab", video_size=tuple(self.size), framerate=self.fps,
-                              draw_mouse=1)
+                              draw_mouse=1, probesize=32, analyzeduration=0, fpsprobesize=0)
         out = ffmpeg.output(
             stream, str(self.seg_dir / "seg_%06d.ts"), f="segment", segment_time=SEGMENT_SECONDS,
             segment_format="mpegts", vcodec="libx264", preset="ultrafast", tune="zerolatency", crf=self.crf,
