@@ -72,7 +72,7 @@ def test_scripted_run_records_all_layers(tmp_path):
         mine = [s for s in shots if s["action_seq"] == c["seq"]]
         assert len(mine) == 1, (c, mine)
         assert (run_dir / mine[0]["path"]).read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG
-        assert 0 <= mine[0]["t"] - c["t"] <= 0.5, (c["t"], mine[0]["t"])
+        assert -0.05 <= mine[0]["t"] - c["t"] <= 0.5, (c["t"], mine[0]["t"])  # page vs recorder clock: ms
     assert manifest["layers"]["screenshots"]["count"] == len([s for s in shots if s["path"]])
 
     # layer 4: agent messages (in-process sink and the CLAWREC_AGENT_LOG inbox), one clock
