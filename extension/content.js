@@ -50,7 +50,8 @@
   }
 
   // ---- target descriptor -------------------------------------------------------------------------------------
-  const INTERACTIVE = "a[href],button,input,select,textarea,label,summary,option,[role],[onclick],[contenteditable=''],[contenteditable=true]";
+  const INTERACTIVE = "a[href],button,input,select,textarea,label,summary,option,[role],[onclick]," +
+    "[contenteditable=''],[contenteditable=true]";
 
   function elementOf(node) {
     while (node && node.nodeType !== 1) node = node.parentNode || node.host;
@@ -156,8 +157,11 @@
       }
       const parent = cur.parentNode;
       let idx = 1;
-      for (let s = cur.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === cur.localName) idx++;
-      const name = cur.namespaceURI === "http://www.w3.org/1999/xhtml" ? cur.localName : `*[local-name()='${cur.localName}']`;
+      for (let s = cur.previousElementSibling; s; s = s.previousElementSibling) {
+        if (s.localName === cur.localName) idx++;
+      }
+      const name = cur.namespaceURI === "http://www.w3.org/1999/xhtml" ? cur.localName
+        : `*[local-name()='${cur.localName}']`;
       steps.unshift(`${name}[${idx}]`);
       if (!parent || parent.nodeType !== 1) break;
       cur = parent;

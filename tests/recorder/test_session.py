@@ -47,7 +47,8 @@ def test_scripted_run_records_all_layers(tmp_path):
         assert {"tag", "id", "role", "name", "text", "selector", "xpath"} <= set(c["target"])
     assert result["found"] and all(f["same"] and f["count"] == 1 for f in result["found"]), result["found"]
     assert all(result["at_point"]), result["at_point"]
-    assert [c["target"]["name"] for c in trusted] == ["Go", "Third bold", "Inner button", "User name", "PIN", "Inner button"]
+    names = ["Go", "Third bold", "Inner button", "User name", "PIN", "Inner button"]
+    assert [c["target"]["name"] for c in trusted] == names
     inner = trusted[2]
     tabs = {c["tab"] for c in trusted}
     opened = actions(run_dir, "tab_open")
@@ -186,4 +187,5 @@ def test_two_recordings_at_once_stay_apart(tmp_path):
     for name in ("a", "b"):
         urls = {a.get("url") for a in actions(tmp_path / name) if str(a.get("url")).startswith("http")}
         assert len(urls) == 1 and urls.pop().endswith(f"/?run={name}"), urls
-        assert_video_covers_run(tmp_path / name / "video.mp4", json.loads((tmp_path / name / "manifest.json").read_text()))
+        manifest = json.loads((tmp_path / name / "manifest.json").read_text())
+        assert_video_covers_run(tmp_path / name / "video.mp4", manifest)
