@@ -181,7 +181,6 @@ onmessage = async () => { await open;
 SW_JS = WORKER_JS + """
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-self.addEventListener('message', () => go());
 """
 
 
