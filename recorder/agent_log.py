@@ -81,6 +81,7 @@ class AgentLogSink:
         self._offset_file = self.run_dir / INBOX_OFFSET
         self._offset = _read_offset(self._offset_file)
         self._task: asyncio.Task | None = None
+        self._closed = False
 
     @property
     def count(self) -> int:
@@ -117,11 +118,13 @@ class AgentLogSink:
 
     def close(self) -> None:
         """Final drain (a last line without newline is taken too), then remove the inbox."""
-        if self.writer.path.exists() and not self.writer._fh.closed:
-            self._offset, _ = copy_inbox(self.inbox, self._offset, self.writer, self.clock, final=True)
-            self.writer.close()
-            self.inbox.unlink(missing_ok=True)
-            self._offset_file.unlink(missing_ok=True)
+        if self._closed:
+            return
+        self._closed = True
+        self._offset, _ = copy_inbox(self.inbox, self._offset, self.writer, self.clock, final=True)
+        self.writer.close()
+        self.inbox.unlink(missing_ok=True)
+        self._offset_file.unlink(missing_ok=True)
 
 
 def _read_offset(path: Path) -> int:

@@ -99,3 +99,11 @@ def test_which_actions_get_a_screenshot():
     none = [{"type": "keydown", "key": "a"}, {"type": "focus"}, {"type": "scroll", "final": False},
             {"type": "change", "target": {"type": "text"}}, {"type": "navigate", "frame": 0}, {"type": "submit"}]
     assert all(wants_shot(a) for a in shot) and not any(wants_shot(a) for a in none)
+
+
+def test_recover_cli_bad_input_is_one_line(tmp_path):
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "recorder.manifest", str(tmp_path / "nope")], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.strip() == f"recorder: {tmp_path / 'nope'}: not a run directory"
