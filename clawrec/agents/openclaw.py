@@ -12,6 +12,7 @@ import asyncio
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import uuid
@@ -25,6 +26,8 @@ from clawrec.agents.openclaw_transcript import Record, TranscriptReader
 POLL_S = 0.25
 DEFAULT_TIMEOUT_S = 1800
 UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only reads files below this root
+SECRET_KEY = re.compile(r"pass(word|code|phrase)?$|secret|token|cvc|cvv|pin$", re.I)
+MASK = "••••••"
 
 
 def _own_group_dying_with_parent() -> None:
@@ -57,13 +60,42 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix.rstrip("."), value)]
 
 
+def secret_values(user: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, value) of the user's passwords and card codes, masked in agent.jsonl (prompt and typed text)."""
+    found = {(k, str(v)) for k, v in _flatten(user) if SECRET_KEY.search(k) and str(v)}
+    return sorted(found, key=lambda kv: len(kv[1]), reverse=True)
+
+
+def mask(value: Any, secrets: list[tuple[str, str]]) -> Any:
+    """Secrets of 6+ characters are masked wherever they appear; shorter ones (a CVC) only as a whole value or on
+    their prompt line, so that refs and prices that happen to contain the digits stay intact."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for key, secret in secrets:
+            if value == secret:
+                return MASK
+            if len(secret) >= 6:
+                value = value.replace(secret, MASK)
+            else:
+                value = value.replace(f"- {key}: {secret}\n", f"- {key}: {MASK}\n")
+        return value
+    if isinstance(value, dict):
+        return {k: mask(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask(v, secrets) for v in value]
+    return value
+
+
 def stage_uploads(files: list[str], run_id: str) -> tuple[list[str], Path | None]:
     """Copy the task's files below OpenClaw's upload root (its upload action refuses other paths)."""
     if not files:
         return [], None
     folder = UPLOAD_ROOT / f"clawrec-{run_id}"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        for private in (UPLOAD_ROOT.parent, UPLOAD_ROOT):  # OpenClaw distrusts a temp root others may write to
+            private.mkdir(mode=0o700, exist_ok=True)
+        folder.mkdir(exist_ok=True)
         staged = []
         for i, src in enumerate(files):
             dest = folder / (Path(src).name if Path(src).name not in {Path(s).name for s in files[:i]}
@@ -110,12 +142,13 @@ class OpenClawAgent:
         ctx.log("system", f"openclaw {install.version} agent exec, model {provider.name}/{provider.model_id}",
                 tool="openclaw", base_url=provider.base_url, api=provider.api)
         reader = TranscriptReader(state)
+        secrets = secret_values(ctx.task.user)
         tool_calls = 0
 
         def drain() -> int:
             count = 0
             for rec in reader.new_records():
-                self._emit(ctx, rec)
+                self._emit(ctx, rec, secrets)
                 count += rec.role == "tool_call"
             return count
 
@@ -153,14 +186,14 @@ class OpenClawAgent:
         return self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
 
     @staticmethod
-    def _emit(ctx: AgentContext, rec: Record) -> None:
+    def _emit(ctx: AgentContext, rec: Record, secrets: list[str]) -> None:
         """Log one record at the time OpenClaw stored it, on the run clock (the sink's `clock`, or options["t0"])."""
-        fields = dict(rec.fields)
+        fields = mask(dict(rec.fields), secrets)
         clock = getattr(ctx.log, "clock", None)
         t0 = getattr(clock, "t0", None) or ctx.options.get("t0")
         if t0 and fields.get("epoch"):
             fields["t"] = round(fields["epoch"] - float(t0), 6)
-        ctx.log(rec.role, rec.content, **fields)
+        ctx.log(rec.role, mask(rec.content, secrets), **fields)
 
     @staticmethod
     async def _kill(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
@@ -196,8 +229,8 @@ class OpenClawAgent:
             return AgentResult(status="ok", message=str(envelope.get("final") or "")[:500], steps=steps, usage=usage)
         error = (envelope.get("error") or {}).get("message") or ""
         if code == 2:
-            return AgentResult(status="timeout", message=f"OpenClaw timed out after {timeout_s}s", steps=steps,
-                               usage=usage)
+            return AgentResult(status="error", message=f"OpenClaw timed out after {timeout_s}s (its --timeout)",
+                               steps=steps, usage=usage)
         reason = f"exit {code}" if code is not None and code >= 0 else f"killed by signal {-(code or 0)}"
         return AgentResult(status="error", message=f"OpenClaw failed ({reason})" + (f": {error}" if error else ""),
                            steps=steps, usage=usage)

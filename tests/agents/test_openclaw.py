@@ -21,7 +21,7 @@ import pytest
 from aiohttp import web
 
 from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
-from clawrec.agents.openclaw import OpenClawAgent, build_prompt
+from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, mask, secret_values
 from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
 from clawrec.agents.openclaw_transcript import DB_RELPATH, MAX_RESULT_CHARS, event_records
 from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
@@ -229,3 +229,12 @@ def test_transcript_events_become_ordered_agent_records():
     assert result.role == "tool_result" and result.fields["is_error"] and result.fields["truncated"]
     assert len(result.content) < MAX_RESULT_CHARS + 100 and "AAAA" not in result.content
     assert event_records({"type": "custom", "customType": "openclaw.cache-ttl"}) == []
+
+
+def test_passwords_and_card_codes_are_masked_but_refs_survive():
+    secrets = secret_values({"email": "a@x", "password": "Hireloop-2026!", "card": {"number": "4242", "cvc": "123"}})
+    assert [k for k, _ in secrets] == ["password", "card.cvc"]
+    record = {"action": "act", "kind": "type", "ref": "e123", "text": "123"}
+    assert mask(record, secrets) == {**record, "text": MASK}
+    assert mask("- password: Hireloop-2026!\n- card.cvc: 123\n- card.number: 4242\n", secrets) == (
+        f"- password: {MASK}\n- card.cvc: {MASK}\n- card.number: 4242\n")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clawrec.agents.openclaw import secret_values
 from clawrec.agents.openclaw_transcript import DB_RELPATH
 from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
 from tests.support.model_server import ModelServer
@@ -82,6 +83,9 @@ def test_openclaw_completes_demo_task(script, spec_id, site, terminal, provider,
     assert all(c["id"] in results for c in calls[:-1])  # the last may be cut short by the stop
     kinds = {c["content"].get("kind", c["content"]["action"]) for c in calls}
     assert {"navigate", "snapshot", "type", "click"} <= kinds
+    task_user = json.loads((run_dir / "task.json").read_text())["user"]
+    text = (run_dir / "agent.jsonl").read_text()
+    assert [v for _, v in secret_values(task_user) if len(v) >= 6 and v in text] == []  # e.g. the jobs password
     times = [r["t"] for r in log]
     assert times == sorted(times) and times[-1] <= m.get("stop_t", times[-1]) + 5
     # OpenClaw's own files stay in the run dir, without the key; its process group is gone.
