@@ -73,7 +73,8 @@ def resolve_provider(model: str | None, env: dict[str, str] | None = None) -> Pr
         raise AgentSetupError(f"--model {spec!r}: OpenClaw needs anthropic/<model> or openai/<model>")
     api, base_var, key_var, default = PROVIDERS[prefix]
     if not env.get(key_var):
-        raise AgentSetupError(f"--model {spec} needs {key_var} in the environment")
+        which = f"--model {spec}" if model else f"the default model {spec} (choose one with --model)"
+        raise AgentSetupError(f"{which} needs {key_var} in the environment")
     base_url = (env.get(base_var) or default).rstrip("/")
     return Provider(prefix, model_id, api, base_url, key_var)
 

@@ -26,7 +26,9 @@ token). Recorded header names are lower-cased; authorization/x-api-key/cookie va
 A script is `(request_json, history) -> Turn`; `history` (model_script.History) gives the conversation normalized
 across the three APIs: `.step` (assistant turns so far, stable across retries), `.messages`, `.last_tool_result()`,
 `.find_ref(role, name)` (reads `- textbox "From" [ref=e12]` out of the latest snapshot), `.tools`. A Turn has
-`text`, `tool_calls` and optionally `error` (an HTTP status to answer instead).
+`text`, `tool_calls` and optionally `error` (an HTTP status to answer instead). The demo tasks' scripts are in
+tests/support/scripts/ (plan.py: a snapshot-driven planner over OpenClaw's `browser` tool; tests/pipeline/
+claude_plans.py replays them to the `claude` agent's tools).
 """
 
 from __future__ import annotations
