@@ -127,6 +127,8 @@ class Interceptor:
         ttype = session.target_type
         if ttype not in ("page", "iframe", "worker", "shared_worker", "service_worker"):
             return futures
+        if ttype in ("shared_worker", "service_worker") and not fetch_owner:
+            return futures  # a worker's second attachment: its owner session logs, guards and pauses for it
         if self.wsguard is not None:
             futures += self.wsguard.prepare(session, self.frames)
         futures += self.frames.prepare(session)

@@ -33,7 +33,7 @@ class Attacher:
     def __init__(self, conn: Connection, prepare: Prepare,
                  on_prepare_failed: Callable[[Session, BaseException], None] | None = None) -> None:
         self.conn = conn
-        self.prepare = prepare
+        self.prepare = prepare  # called with owner=True again when a twin session takes over (see release)
         self.on_prepare_failed = on_prepare_failed
         self.fetch_owner: dict[str, str] = {}        # targetId -> sessionId that owns Fetch for it
         self.infos: dict[str, dict[str, Any]] = {}   # targetId -> latest targetInfo (browser-wide)
@@ -90,6 +90,19 @@ class Attacher:
             self.on_prepare_failed(session, exc)
 
     def release(self, session: Session) -> None:
-        """Forget a detached session (a later attach of the same target may own Fetch again)."""
-        if self.fetch_owner.get(session.target_id) == session.id:
-            del self.fetch_owner[session.target_id]
+        """A detached session gives up Fetch ownership; a twin session of the same target (a service worker is
+        attached twice) takes over at once, so the target is never left without Fetch."""
+        if self.fetch_owner.get(session.target_id) != session.id:
+            return
+        del self.fetch_owner[session.target_id]
+        twin = next((s for s in self.conn.sessions.values()
+                     if s.target_id == session.target_id and s is not session and not s.closed), None)
+        if twin is not None:
+            self.fetch_owner[twin.target_id] = twin.id or ""
+            try:
+                futures = self.prepare(twin, True)
+            except Exception as exc:
+                futures = []
+                self._failed(twin, exc)
+            if futures:
+                twin.spawn(self._check(twin, futures), f"promote:{twin.target_type}:{twin.target_id[:8]}")
