@@ -22,6 +22,7 @@ STDOUT_LOG = "agent.stdout.log"
 STDERR_LOG = "agent.stderr.log"
 TASK_FILE = "task.json"
 EXTERNAL_LOG = "agent.external.jsonl"
+TERM_GRACE = 0.2  # seconds between SIGTERM and SIGKILL when the run stops the program
 
 
 def _new_group_dying_with_parent() -> None:
@@ -103,12 +104,12 @@ class CommandAgent:
                 return AgentResult(status="error", message=f"cannot start --agent-cmd: {exc}")
         try:
             code = await asyncio.to_thread(proc.wait)
-        except asyncio.CancelledError:
-            await asyncio.to_thread(kill_group, proc)
+        except asyncio.CancelledError:  # the run is stopping: SIGTERM (a moment to flush), then SIGKILL
+            await asyncio.to_thread(kill_group, proc, TERM_GRACE)
             raise
         finally:
             if proc.poll() is None:
-                await asyncio.to_thread(kill_group, proc)
+                await asyncio.to_thread(kill_group, proc, TERM_GRACE)
         if code == 0:
             return AgentResult(status="ok", message="command exited 0")
         if code < 0:

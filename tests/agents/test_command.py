@@ -93,3 +93,25 @@ def _alive(pid: int) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_stop_sends_sigterm_first_so_the_program_can_flush(tmp_path):
+    """Cancelling (the run stops) SIGTERMs the program's group before killing it: a TERM trap gets to run."""
+    ready = tmp_path / "ready"
+    cmd = f"trap 'echo got TERM; exit 0' TERM; touch {ready}; while true; do sleep 0.05; done"
+    ctx, _ = make_ctx(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9/", agent_cmd=cmd)
+
+    async def go() -> float:
+        task = asyncio.create_task(CommandAgent().run(ctx))
+        deadline = time.monotonic() + 20
+        while not ready.exists():
+            assert time.monotonic() < deadline, "the command never started"
+            await asyncio.sleep(0.05)
+        t0 = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - t0
+
+    assert asyncio.run(go()) < 3
+    assert "got TERM" in (tmp_path / STDOUT_LOG).read_text()
