@@ -3,8 +3,8 @@ model server, runs to its normal end on a loopback form (the demo tasks through 
 OpenClaw after the catch, are in test_openclaw_demo.py). Plus the setup errors, config, prompt and transcript
 conversion, which need no OpenClaw run.
 
-One OpenClaw run here (~10-60 s: its start-up alone is ~7 s on an idle machine). The page server's own log is the
-truth of what the browser sent.
+Two OpenClaw runs here, at once (~15-60 s: its start-up alone is ~7 s on an idle machine). The page server's own
+log is the truth of what the browser sent.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
 from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, mask, secret_values
 from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
 from clawrec.agents.openclaw_transcript import DB_RELPATH, MAX_RESULT_CHARS, event_records
+from recorder.browser import launch_browser
 from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
 from tests.support.model_script import History, Turn, steps
 from tests.support.model_script import browser as call
@@ -58,8 +60,8 @@ class FormSite:
 
     async def _apply(self, request: web.Request) -> web.Response:
         form = await request.post()
-        self.posts.append({k: (v.file.read().decode(), v.filename) if hasattr(v, "file") else v
-                           for k, v in form.items()})
+        self.posts.append({k: (v.file.read().decode(), v.filename) if hasattr(v, "file") else
+                           v.decode() if isinstance(v, (bytes, bytearray)) else v for k, v in form.items()})
         self.received.set()
         return web.Response(text="<h1>Application received</h1>", content_type="text/html")
 
@@ -105,9 +107,9 @@ def upload_path(h: History) -> str:
     return match.group(1)
 
 
-def form_script(url: str, with_upload: bool):
+def form_script(url: str, with_upload: bool, name: str = "Alex Doe"):
     fill = [
-        lambda h: call(action="act", kind="type", ref=h.find_ref("textbox", "Full name"), text="Alex Doe"),
+        lambda h: call(action="act", kind="type", ref=h.find_ref("textbox", "Full name"), text=name),
         lambda h: call(action="act", kind="type", ref=h.find_ref("textbox", "Email"), text=USER["email"]),
     ]
     if with_upload:
@@ -117,22 +119,43 @@ def form_script(url: str, with_upload: bool):
                  Turn(text="I applied for the library card."))
 
 
-def test_openclaw_fills_uploads_and_submits_over_anthropic_messages(browser, tmp_path, monkeypatch):
+def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, monkeypatch):
+    """Run A (Anthropic Messages, with an upload) and run B (OpenAI chat completions, its own browser) at the same
+    time: each ends normally, both forms arrive, and they share no port or state."""
     proof = tmp_path / "proof.txt"
     proof.write_text("12 Main Street, Springfield\n")
-    with FormSite() as site, ModelServer(form_script(site.url, with_upload=True)) as srv:
+    run_b = tmp_path / "b"
+    run_b.mkdir()
+    with FormSite() as site, ModelServer(form_script(site.url, with_upload=True)) as srv, \
+            ModelServer(form_script(site.url, with_upload=False, name="Bo Doe")) as srv_b, \
+            launch_browser(headless=True) as browser_b:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test-secret")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv_b.openai_base_url)
         ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "anthropic/claude-scripted", [str(proof)])
-        result = asyncio.run(OpenClawAgent().run(ctx))
+        ctx_b, writer_b = make_ctx(run_b, browser_b.http_url, site.url, "openai/gpt-scripted")
+
+        async def both():
+            return await asyncio.gather(OpenClawAgent().run(ctx), OpenClawAgent().run(ctx_b))
+
+        result, result_b = asyncio.run(both())
         writer.close()
-        assert site.received.wait(10), "the form never arrived"
-        requests = srv.model_requests()
-    assert srv.script_errors == []
+        writer_b.close()
+        deadline = time.monotonic() + 10
+        while len(site.posts) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        requests, requests_b = srv.model_requests(), srv_b.model_requests()
+    assert srv.script_errors == [] and srv_b.script_errors == []
     assert result.status == "ok" and result.message == "I applied for the library card.", result
     assert result.steps == 6 and result.usage.get("input", 0) > 0
-    assert site.posts == [{"name": "Alex Doe", "email": USER["email"],
-                           "doc": ("12 Main Street, Springfield\n", "proof.txt")}]
+    assert result_b.status == "ok" and result_b.steps == 5, result_b
+    assert sorted(site.posts, key=lambda p: p["name"]) == [
+        {"name": "Alex Doe", "email": USER["email"], "doc": ("12 Main Street, Springfield\n", "proof.txt")},
+        {"name": "Bo Doe", "email": USER["email"], "doc": ""}]
+    assert {r.path for r in requests_b} == {"/v1/chat/completions"} and requests_b[0].body["model"] == "gpt-scripted"
+    ports = [json.loads((d / "openclaw/state/openclaw.json").read_text())["gateway"]["port"] for d in (tmp_path, run_b)]
+    assert abs(ports[0] - ports[1]) > 10
     # Every model call went to our endpoint over the Anthropic wire format, streaming, with the key redacted.
     assert {r.path for r in requests} == {"/v1/messages"} and all(r.body["stream"] for r in requests)
     assert requests[0].body["model"] == "claude-scripted" and requests[0].headers["x-api-key"] == "<redacted>"
