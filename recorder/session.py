@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -33,6 +34,13 @@ from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
 
 EXTENSION_DIR = Path(os.environ.get("CLAWREC_EXTENSION_DIR") or Path(__file__).resolve().parent.parent / "extension")
+
+
+def unpacked_extension_id(path: Path) -> str:
+    """Chromium's id for an unpacked extension: sha256 of its absolute path, first 32 hex digits mapped to a-p.
+    Lets the interceptor tell the recorder's own service worker (chrome-extension://<id>/) from the page's."""
+    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:32]
+    return "".join(chr(ord("a") + int(c, 16)) for c in digest)
 
 
 class RecordingError(RuntimeError):
@@ -89,6 +97,7 @@ class Recording:
         self._old_handlers: dict[int, Any] = {}
         self._done = False
         self._hello_task: asyncio.Task | None = None
+        self.extension_id = ""  # chrome-extension://<id>/ is the recorder's own traffic (its channel socket)
         self._lock = threading.Lock()
 
     # ---- public API -------------------------------------------------------------------------------------------
@@ -155,6 +164,7 @@ class Recording:
             raise RecordingError(f"extension not found at {EXTENSION_DIR} (set CLAWREC_EXTENSION_DIR)")
         shutil.copytree(EXTENSION_DIR, ext, ignore=shutil.ignore_patterns("README.md", "config.json"))
         (ext / "config.json").write_text(json.dumps({"port": self.channel.port, "token": self.channel.token}))
+        self.extension_id = self.base["extension_id"] = unpacked_extension_id(ext)
         # Launched on the loop's thread on purpose: PDEATHSIG follows the forking thread.
         self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,
                                       extension_dir=ext, window_size=self.window_size, extra_flags=self.extra_flags,

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import sys
 import time
+import urllib.request
 
 import pytest
 
 from recorder import manifest
 from recorder.agent_log import AgentLogSink, normalize, recover_inbox
+from recorder.browser import launch_browser
 from recorder.display import start_display
 from recorder.records import RunClock, read_jsonl
+from recorder.session import EXTENSION_DIR, unpacked_extension_id
 from recorder.video import VideoRecorder, segment_files
 
 
@@ -102,8 +107,25 @@ def test_which_actions_get_a_screenshot():
 
 
 def test_recover_cli_bad_input_is_one_line(tmp_path):
-    import sys
-
     proc = subprocess.run([sys.executable, "-m", "recorder.manifest", str(tmp_path / "nope")], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.strip() == f"recorder: {tmp_path / 'nope'}: not a run directory"
+
+
+def test_unpacked_extension_id_matches_chromium(browser_with_extension):
+    browser, ext_dir = browser_with_extension
+    deadline = time.monotonic() + 20
+    urls: list[str] = []
+    while time.monotonic() < deadline and not any("background.js" in u for u in urls):
+        urls = [t["url"] for t in json.load(urllib.request.urlopen(f"{browser.http_url}/json/list", timeout=10))]
+        time.sleep(0.1)
+    assert f"chrome-extension://{unpacked_extension_id(ext_dir)}/background.js" in urls
+
+
+@pytest.fixture
+def browser_with_extension(tmp_path, chromium_path):
+    ext = tmp_path / "ext"
+    shutil.copytree(EXTENSION_DIR, ext)
+    b = launch_browser(headless=True, extension_dir=ext)
+    yield b, ext
+    b.close()
