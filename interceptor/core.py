@@ -243,9 +243,9 @@ class Interceptor:
         the answer was sent), then fall back to a full-URL Referer, then to the frame's current document."""
         current = self.frames.frame_url(session, params.get("frameId"))
         net_id = params.get("networkId")
-        if self.http is None or not net_id or params.get("resourceType") == "Document":
+        if params.get("resourceType") == "Document":
             return current
-        for _ in range(50):
+        for _ in range(50 if self.http is not None and net_id else 0):
             if net_id in self.http.documents:
                 return self.http.documents[net_id]
             await asyncio.sleep(0.01)
