@@ -169,8 +169,8 @@ class OpenClawAgent:
                 tool_calls += drain()
                 if proc.returncode is None and ctx.stop.is_set():
                     stopped = "stopped by the run"
-                elif proc.returncode is None and max_steps and tool_calls >= max_steps:
-                    stopped = f"step limit ({max_steps} tool calls) reached"
+                elif proc.returncode is None and max_steps and tool_calls > max_steps:
+                    stopped = f"step limit ({max_steps} tool calls) exceeded"
                 if stopped and proc.returncode is None:
                     await self._kill(proc)
         except asyncio.CancelledError:
@@ -186,7 +186,7 @@ class OpenClawAgent:
         return self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
 
     @staticmethod
-    def _emit(ctx: AgentContext, rec: Record, secrets: list[str]) -> None:
+    def _emit(ctx: AgentContext, rec: Record, secrets: list[tuple[str, str]]) -> None:
         """Log one record at the time OpenClaw stored it, on the run clock (the sink's `clock`, or options["t0"])."""
         fields = mask(dict(rec.fields), secrets)
         clock = getattr(ctx.log, "clock", None)
