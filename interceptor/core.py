@@ -24,7 +24,7 @@ from interceptor import match, payload
 from interceptor.cdp import CDPError, Connection, Session
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
-from interceptor.httplog import HttpLog, redact_headers
+from interceptor.httplog import HttpLog, mask_passwords, password_values, redact_headers, scrub
 from interceptor.spec import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
@@ -225,7 +225,8 @@ class Interceptor:
         record = {
             "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],
             "headers": redact_headers(req.get("headers", {})), "query": match.query_params(req["url"]),
-            "body": body.value, "body_kind": body.kind, "raw": body.raw_text(), "files": body.files,
+            "body": mask_passwords(body.value), "body_kind": body.kind,
+            "raw": scrub(body.raw_text(), password_values(body.value)), "files": body.files,
             "body_complete": body.complete, "tab_url": self.frames.tab_url(session),
             "frame_url": frame_url,
             "opener_url": self.frames.opener_url(session, self.attacher.infos if self.attacher else {}),
@@ -280,8 +281,9 @@ class Interceptor:
                 pass
         self._record({
             "rule": rule.name, "rule_index": rule.index, "url": message.get("url"), "method": "WEBSOCKET",
-            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": decoded,
-            "body_kind": "json" if decoded is not data else "text", "raw": data if isinstance(data, str) else "",
+            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_passwords(decoded),
+            "body_kind": "json" if decoded is not data else "text",
+            "raw": scrub(data, password_values(decoded)) if isinstance(data, str) else "",
             "files": [], "body_complete": True, "tab_url": self.frames.tab_url(session) or message.get("top_url"),
             "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
             "target_type": session.target_type, "resource_type": "WebSocket", "action": "blocked",

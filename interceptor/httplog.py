@@ -30,6 +30,28 @@ def redact_headers(headers: dict[str, Any] | None) -> dict[str, Any]:
     return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in (headers or {}).items()}
 
 
+def password_values(value: Any) -> list[str]:
+    """The clear-text values of password-like fields (so that a raw body can be scrubbed of them too)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and PASSWORD_KEY.search(k) and isinstance(v, (str, int, float)) and str(v):
+                found.append(str(v))
+            else:
+                found += password_values(v)
+    elif isinstance(value, list):
+        for v in value:
+            found += password_values(v)
+    return found
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= 3:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
 def mask_passwords(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: (REDACTED if isinstance(k, str) and PASSWORD_KEY.search(k) and not isinstance(v, (dict, list))

@@ -228,3 +228,36 @@ def test_speculation_rules_never_send_the_submission(h, channel, tmp_path):
     before = len(h.server.log)
     h.run(scenario())
     assert not [e for e in h.server.log[before:] if e["path"].startswith("/submit/")]
+
+
+def test_secrets_never_reach_the_run_directory(h, tmp_path):
+    """Cookie and authorization values are redacted in http.jsonl, http.har and interceptions.jsonl; password fields
+    in bodies are masked."""
+    async def scenario() -> None:
+        icpt = Interceptor(make_spec(channel_rules(h.server)), tmp_path)
+        await icpt.attach(h.browser.ws_url)
+        ctx = await h.pw_browser.new_context()
+        try:
+            page = await ctx.new_page()
+            await page.goto(f"{h.server.base}/ch/fetch")
+            await page.evaluate("document.cookie = 'session=COOKIE-SECRET-1; path=/'")
+            for confirm in ("no", "yes"):
+                await page.evaluate(
+                    "c => fetch('/submit/secret', {method: 'POST', headers: {'Content-Type': 'application/json',"
+                    " Authorization: 'Bearer AUTH-SECRET-2'}, body: JSON.stringify({order: 'ORD-s', confirm: c,"
+                    " password: 'PASS-SECRET-3'})}).catch(e => 0)", confirm)
+            assert await wait_until(lambda: bool(icpt.catches))
+        finally:
+            await ctx.close()
+            await icpt.close()
+
+    h.run(scenario())
+    seen = [e for e in h.server.log if e["path"] == "/submit/secret"]
+    assert seen and "COOKIE-SECRET-1" in seen[0]["headers"].get("Cookie", "")  # the secrets were really sent
+    files = {p.name: p.read_text() for p in tmp_path.iterdir() if p.is_file()}
+    assert set(files) >= {"http.jsonl", "http.har", "interceptions.jsonl"}
+    for name, text in files.items():
+        for secret in ("COOKIE-SECRET-1", "AUTH-SECRET-2"):
+            assert secret not in text, (name, secret)
+    for name in ("http.jsonl", "interceptions.jsonl"):
+        assert "PASS-SECRET-3" not in files[name] and "[redacted]" in files[name], name
