@@ -20,7 +20,7 @@ from interceptor.har import write_har
 from recorder.records import HAR, HTTP, JsonlWriter, RunClock
 
 SECRET_HEADERS = {"cookie", "authorization", "proxy-authorization", "set-cookie", "x-csrf-token"}
-PASSWORD_KEY = re.compile(r"pass(word|wd)?|pwd|secret", re.I)
+PASSWORD_KEY = re.compile(r"password|passwd|passphrase|pwd|secret|^pass$", re.I)  # not "passengers"
 REDACTED = "[redacted]"
 BODY_LIMIT = 64 * 1024
 NETWORK_TYPES = ("page", "iframe", "worker", "shared_worker", "service_worker")

@@ -101,3 +101,14 @@ def test_websocket_rule():
 ])
 def test_fetch_patterns_are_safe_supersets(rules, expected):
     assert [p["urlPattern"] for p in match.fetch_patterns(rules)] == expected
+
+
+def test_password_masking_is_narrow():
+    from interceptor.httplog import mask_passwords, password_values, scrub
+
+    body = {"passengers": [{"name": "Alex"}], "passport": "X1", "newPassword": "hunter22", "pass": "p4ss",
+            "user": {"pwd": "s3cret"}}
+    masked = mask_passwords(body)
+    assert masked["passengers"] == [{"name": "Alex"}] and masked["passport"] == "X1"
+    assert masked["newPassword"] == masked["pass"] == masked["user"]["pwd"] == "[redacted]"
+    assert scrub("a=hunter22&b=s3cret", password_values(body)) == "a=[redacted]&b=[redacted]"
