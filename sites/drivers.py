@@ -93,6 +93,7 @@ async def drive_jobs(page: Any, urls: dict, user: dict, files: dict | None = Non
     await page.get_by_label("What").fill(JOBS["title"])
     await page.get_by_label("Where").fill(JOBS["where"])
     await page.get_by_role("button", name="Search jobs").click()
+    await page.wait_for_url(re.compile(r"[?&]q="))
     await page.get_by_role("link", name=re.compile(JOBS["title"])).first.click()
     await page.get_by_role("link", name="Apply now").click()
     await page.get_by_label("Email address").fill(user.get("email", ""))
