@@ -197,6 +197,13 @@ DRIVERS: dict[str, Callable[..., Awaitable[None]]] = {
 }
 
 
+# demo spec id (specs/demo/<id>.yaml) -> the driver that completes it
+SPEC_TASKS: dict[str, str] = {
+    "travel-flight-oneway": "travel", "jobs-apply-analyst": "jobs", "shop-trail-order": "shop",
+    "social-status-update": "social", "social-share-post": "social-share",
+}
+
+
 async def drive(site: str, page: Any, urls: dict, user: dict, files: dict | None = None) -> None:
     """Complete `site`'s demo task in `page`. `files` maps a file name to its path (e.g. {"resume.pdf": path})."""
     if site not in DRIVERS:
