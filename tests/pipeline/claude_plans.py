@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tests.support.model_script import History, Message, Script, ToolCall, Turn
+from tests.support.model_script import History, Script, ToolCall, Turn
 
-# claude tool call -> OpenClaw `browser` arguments (what the planner expects to see in the history)
+
 def to_browser(call: ToolCall) -> ToolCall:
+    """A claude tool call as OpenClaw's `browser` call (what the planner expects to see in the history)."""
     a = dict(call.arguments)
     if call.name in ("snapshot", "navigate"):
         args = {"action": call.name, **a}
@@ -28,8 +29,8 @@ def to_browser(call: ToolCall) -> ToolCall:
     return ToolCall("browser", args, call.id)
 
 
-# OpenClaw `browser` arguments -> the claude tool call the model answers with
 def to_claude(call: ToolCall) -> ToolCall:
+    """An OpenClaw `browser` call as the claude tool call the model answers with."""
     a = dict(call.arguments)
     action = a.pop("action", "")
     if action == "act":
@@ -60,4 +61,4 @@ def for_claude(script: Script) -> Script:
     return wrapped
 
 
-__all__ = ["for_claude", "Message"]
+__all__ = ["for_claude", "to_browser", "to_claude"]
