@@ -53,7 +53,8 @@ def test_lingering_agent_is_stopped_within_grace_of_the_catch(tmp_path, capsys):
     m = manifest(run_dir)
     catch_t = jsonl(run_dir, "interceptions.jsonl")[0]["t"]
     assert m["status"] == "intercepted" and m["stop_t"] - catch_t < 1.0
-    assert m["duration"] < 30 and "agent: lingering" in (run_dir / "agent.stdout.log").read_text()
+    assert m["duration"] < 30  # the agent would have gone on for 60 s
+    assert "agent_result" not in m  # it did not end by itself: it was stopped
 
 
 def test_agent_ending_without_submission_is_ok(tmp_path, capsys):
