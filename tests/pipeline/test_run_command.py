@@ -37,7 +37,7 @@ def test_command_agent_completes_the_task_headed(tmp_path, capsys):
     assert m["stop_t"] - caught[0]["t"] < 1.0  # the run stops within 1 s of the catch
     roles = [r["role"] for r in jsonl(run_dir, "agent.jsonl")]
     assert roles[:2] == ["system", "user"] and "tool_call" in roles
-    assert "agent: status" in (run_dir / "agent.stdout.log").read_text()
+    assert "agent: cdp http://127.0.0.1:" in (run_dir / "agent.stdout.log").read_text()  # its stdout is kept
     task = json.loads((run_dir / "task.json").read_text())
     assert task["start_url"] == site.url and task["user"]["email"] == "alex@example.com"
     assert "intercept" not in task  # the agent never sees the rules
