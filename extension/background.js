@@ -149,12 +149,18 @@ chrome.webNavigation.onCompleted.addListener((d) => {
 });
 
 // Tabs that existed before this worker started (the browser's first tab): one `tab_open` each, marked initial.
-// Once per browser session (a restarted worker does not repeat it: chrome.storage.session remembers).
+// A fresh profile's worker starts ~0.5 s after the browser: tab and navigation events from before its listeners
+// existed are lost. Once per browser session (chrome.storage.session remembers across worker restarts) it reports
+// the tabs as they are: `tab_open`, and for a loaded page `navigate` + `load`, all marked `initial: true`.
 chrome.storage.session.get("snapshot").then(async (got) => {
   if (got.snapshot) return;
   await chrome.storage.session.set({ snapshot: true });
   for (const tab of await chrome.tabs.query({})) {
-    emitTabEvent({ type: "tab_open", tab: tab.id, opener: null, url: tab.url || null, initial: true });
+    const url = tab.url || tab.pendingUrl || null;
+    emitTabEvent({ type: "tab_open", tab: tab.id, opener: null, url, initial: true });
+    if (!url || url.startsWith("about:") || url.startsWith("chrome")) continue;
+    emitTabEvent({ type: "navigate", tab: tab.id, frame: 0, url, initial: true });
+    if (tab.status === "complete") emitTabEvent({ type: "load", tab: tab.id, frame: 0, url, initial: true });
   }
 }).catch(() => {});
 

@@ -190,6 +190,15 @@ class Recording:
             info = await asyncio.to_thread(browser_version_info, self.browser.http_url)
             self.base["versions"]["chromium"] = info.get("Browser", "")
 
+    async def wait_extension(self, timeout: float | None = None) -> bool:
+        """Wait until the extension's worker has connected (optional: its events queue until then anyway)."""
+        assert self.channel is not None, "start() first"
+        try:
+            await asyncio.wait_for(self.channel.connected.wait(), timeout or self.ready_timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
     async def _extension_hello(self) -> None:
         assert self.channel is not None
         try:

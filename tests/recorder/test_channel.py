@@ -112,3 +112,28 @@ def test_events_queue_while_the_channel_is_down(tmp_path):
     assert [c["target"]["name"] for c in clicks] == ["Go", "Second", "Third bold"]
     assert [c["t"] for c in clicks] == sorted(c["t"] for c in clicks)
     assert manifest["recorder"]["channel"]["authenticated"] >= 2 and manifest["recorder"]["channel"]["dropped"] == 0
+
+
+def test_navigation_before_the_extension_connects_is_recorded(tmp_path):
+    """The start page is opened at once after start(), before the extension's worker has run: its navigation and
+    load are still in actions.jsonl (from the worker's first snapshot if not live) and the page gets a shot."""
+    async def run() -> None:
+        async with serve_test_site() as (base, _hits):
+            rec = Recording(tmp_path, agent="script", headless=True, video=False)
+            await rec.start()
+            try:
+                async with async_playwright() as p:
+                    browser = await p.chromium.connect_over_cdp(rec.browser.http_url)
+                    await browser.contexts[0].pages[0].goto(base + "/")
+                    assert await rec.wait_extension(20)
+                    await wait_for(lambda: [a for a in actions(tmp_path, "load") if a["url"] == base + "/"],
+                                   what="the start page's load")
+                    await wait_for(lambda: any(s["action_type"] == "load" for s in
+                                               read_jsonl(tmp_path / "screenshots/screenshots.jsonl")[0]),
+                                   what="its screenshot")
+                    await browser.close()
+            finally:
+                await rec.finalize("ok", "done")
+
+    asyncio.run(run())
+    assert [a for a in actions(tmp_path, "navigate") if a["url"].endswith("/") and a["frame"] == 0]
