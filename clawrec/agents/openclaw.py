@@ -170,7 +170,7 @@ class OpenClawAgent:
                 if proc.returncode is None and ctx.stop.is_set():
                     stopped = "stopped by the run"
                 elif proc.returncode is None and max_steps and tool_calls > max_steps:
-                    stopped = f"step limit ({max_steps} tool calls) exceeded"
+                    stopped = f"went past the step limit ({max_steps} tool calls allowed)"
                 if stopped and proc.returncode is None:
                     await self._kill(proc)
         except asyncio.CancelledError:
@@ -196,7 +196,7 @@ class OpenClawAgent:
         ctx.log(rec.role, mask(rec.content, secrets), **fields)
 
     @staticmethod
-    async def _kill(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
+    async def _kill(proc: asyncio.subprocess.Process, grace: float = 1.0) -> None:
         """SIGTERM the process group, SIGKILL it after `grace` seconds (by PID, never by name)."""
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             try:

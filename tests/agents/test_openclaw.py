@@ -119,7 +119,7 @@ def form_script(url: str, with_upload: bool, name: str = "Alex Doe"):
 
 
 def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, monkeypatch):
-    """Run A (Anthropic Messages, with an upload) and run B (OpenAI chat completions, its own browser, a 2-step
+    """Run A (Anthropic Messages, with an upload) and run B (OpenAI chat completions, its own browser, a 1-step
     limit) at the same time: A ends normally and its form arrives, B is stopped at its step limit before it could
     submit, and they share no port or state."""
     proof = tmp_path / "proof.txt"
@@ -135,7 +135,7 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
         monkeypatch.setenv("OPENAI_BASE_URL", srv_b.openai_base_url)
         ctx, writer = make_ctx(tmp_path, browser.http_url, site.url, "anthropic/claude-scripted", [str(proof)])
         ctx_b, writer_b = make_ctx(run_b, browser_b.http_url, site.url, "openai/gpt-scripted")
-        ctx_b.task.limits["steps"] = 2  # navigate, snapshot; the 3rd call (typing) stops it, 2 calls before submit
+        ctx_b.task.limits["steps"] = 1  # navigate; the 2nd call (snapshot) stops it, 3 calls before it could submit
 
         async def both():
             return await asyncio.gather(OpenClawAgent().run(ctx), OpenClawAgent().run(ctx_b))
@@ -148,11 +148,12 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
     assert srv.script_errors == [] and srv_b.script_errors == []
     assert result.status == "ok" and result.message == "I applied for the library card.", result
     assert result.steps == 6 and result.usage.get("input", 0) > 0
-    assert result_b.message == "OpenClaw step limit (2 tool calls) exceeded" and result_b.steps >= 3, result_b
+    assert result_b.message == "OpenClaw went past the step limit (1 tool calls allowed)", result_b
+    assert result_b.steps >= 2
     assert site.posts == [{"name": "Alex Doe", "email": USER["email"],
                            "doc": ("12 Main Street, Springfield\n", "proof.txt")}]  # B never submitted
     assert {r.path for r in requests_b} == {"/v1/chat/completions"} and requests_b[0].body["model"] == "gpt-scripted"
-    assert [r["role"] for r in read_jsonl(run_b / AGENT)[0]].count("tool_call") >= 3
+    assert [r["role"] for r in read_jsonl(run_b / AGENT)[0]].count("tool_call") >= 2
     assert _openclaw_pids(run_b) == []
     ports = [json.loads((d / "openclaw/state/openclaw.json").read_text())["gateway"]["port"] for d in (tmp_path, run_b)]
     assert abs(ports[0] - ports[1]) > 10

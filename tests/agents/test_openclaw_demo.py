@@ -96,4 +96,4 @@ def test_openclaw_completes_demo_task(script, spec_id, site, terminal, provider,
     assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
     db.close()
     # The run stopped OpenClaw right after the catch (it was still running), and its whole process group died.
-    assert m["stop_t"] - m["catch_t"] < 5 and openclaw_pids(run_dir) == []
+    assert m["stop_t"] - m["catch_t"] < 10 and openclaw_pids(run_dir) == []
