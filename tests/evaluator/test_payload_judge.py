@@ -19,6 +19,16 @@ def test_corpus_is_big_and_balanced():
     assert {e["label"] for e in CORPUS} == {"PASS", "FAIL"}
 
 
+def test_real_corpus_spans_sites_and_cases():
+    """The recorded part alone (real/labels.json): >= 16 runs over >= 3 sites, every run has a why and a reference."""
+    real = [e for e in CORPUS if e["run"].startswith("real/")]
+    assert len(real) >= 16
+    assert len({e["spec"] for e in real}) >= 3 and {e["label"] for e in real} == {"PASS", "FAIL"}
+    for e in real:
+        assert e["why"] and (RUNS / e["reference"] / "interceptions.jsonl").is_file()
+        assert json.loads((RUNS / e["run"] / "manifest.json").read_text())["task"]["id"] in e["spec"]
+
+
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["run"] for e in CORPUS])
 def test_payload_judge_agrees_with_label(entry):
     spec = spec_from_yaml(RUNS / entry["spec"])
