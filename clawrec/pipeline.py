@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import sys
 import time
@@ -45,6 +46,7 @@ class RunRequest:
     sites: dict[str, str] | None = None   # base URLs of sites already served (tests, CLAWREC_SITES)
     time_limit: float | None = None       # overrides the spec's limits.time_s
     judge: bool = True
+    display: str | None = None            # an existing X display (":0") instead of a private Xvfb
 
 
 @dataclass
@@ -74,8 +76,27 @@ def new_run_dir(req: RunRequest, task_id: str) -> Path:
     return path.resolve()
 
 
+def run_display(req: RunRequest) -> str | None:
+    """--display as given; for a person at the browser (`--agent human`, not headless) their own $DISPLAY; else
+    None (a private Xvfb)."""
+    if req.display:
+        return req.display
+    if req.agent == "human" and not req.headless:
+        return os.environ.get("DISPLAY") or None
+    return None
+
+
 def run(req: RunRequest) -> RunOutcome:
     """Run one task; raises UsageError (exit 2) for bad input found before the run starts."""
+    if req.display and req.headless:
+        raise UsageError(f"--display {req.display}: a --headless run has no display")
+    if req.display:
+        from recorder.display import DisplayError, use_display
+
+        try:
+            use_display(req.display)
+        except DisplayError as exc:
+            raise UsageError(f"--display: {exc}") from None
     spec = load_task(req.spec_path)
     with contextlib.ExitStack() as stack:
         urls = req.sites
@@ -124,7 +145,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=req.agent, headless=req.headless,
-                    video=video, clock=clock,
+                    video=video, clock=clock, display=run_display(req),
                     flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from")})
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
@@ -137,7 +158,8 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         reason = f"recorder failed to start: {exc}"
         return RunOutcome(run_dir, "crashed", reason, exit_code=1, message=reason, manifest=rec.manifest or {})
     assert rec.browser is not None
-    icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill)
+    icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
+                       ignore_urls=rec.own_urls, secrets=rec.secrets)
     agent_task: asyncio.Task | None = None
     result: AgentResult | None = None
     try:

@@ -24,7 +24,7 @@ from interceptor import match, payload
 from interceptor.cdp import CDPError, Connection, Session
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
-from interceptor.httplog import HttpLog, mask_passwords, password_values, redact_headers, scrub
+from interceptor.httplog import HttpLog, mask_passwords, password_values, redact_headers, scrub, scrub_all
 from interceptor.spec import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
@@ -49,7 +49,12 @@ class Interceptor:
     def __init__(self, spec: Spec, run_dir: str | Path, clock: RunClock | None = None, files: list | tuple = (),
                  on_catch: Callable[[dict[str, Any]], Any] | None = None,
                  kill_browser: Callable[[], None] | None = None, *, narrow: bool = True, http_log: bool = True,
-                 watchdog: bool = True) -> None:
+                 watchdog: bool = True, ignore_urls: list[str] | tuple[str, ...] = (),
+                 secrets: list[str] | tuple[str, ...] = ()) -> None:
+        """`ignore_urls`: URL prefixes (the recorder's channel `ws://127.0.0.1:PORT/`, `chrome-extension://ID/`)
+        the HTTP log leaves out, requests and whole targets; matching and blocking still apply to them. `secrets`:
+        values (the channel token) replaced by `[redacted]` wherever they would reach http.jsonl, http.har or
+        interceptions.jsonl."""
         self.spec = spec
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -67,7 +72,8 @@ class Interceptor:
         self.preloading_enabled: bool | None = None  # the browser preloads pages (speculation rules)
         self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock)
         self.frames = Frames()
-        self.http = HttpLog(self.run_dir, self.clock) if http_log else None
+        self.secrets = [s for s in secrets if s and len(s) >= 3]
+        self.http = HttpLog(self.run_dir, self.clock, ignore=ignore_urls, secrets=self.secrets) if http_log else None
         self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
         self.conn: Connection | None = None
         self.attacher: Attacher | None = None
@@ -215,6 +221,8 @@ class Interceptor:
             return
         action = self._answer(session, request_id, rule)
         self._held.pop(request_id, None)
+        if self.http is not None and params.get("networkId"):  # now, before Network.loadingFailed can arrive
+            self.http.mark_intercepted(params["networkId"], action)
         if session.id is None and self.conn is not None:  # paused at browser level: attribute to its target
             session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
                            session)
@@ -290,6 +298,8 @@ class Interceptor:
         })
 
     def _record(self, record: dict[str, Any]) -> None:
+        if self.secrets:
+            record = scrub_all(record, self.secrets)
         record = self.writer.write(record)
         self.catches.append(record)
         self.stats["caught"] += 1

@@ -3,7 +3,9 @@ frames included; http.har (HAR 1.2) written from the same records at close.
 
 Why Network events and not Fetch: Fetch pauses only what can match (narrowing), Network sees everything, including
 WebSocket frames. Secrets never reach the disk: cookie, authorization, proxy-authorization and set-cookie values are
-redacted, and body fields that look like passwords are masked.
+redacted, and body fields that look like passwords are masked. The recorder's own traffic (its action channel, its
+extension's targets) is not the page's: `ignore` URL prefixes are never logged, and `secrets` (the channel token)
+are scrubbed from every record as a second line of defense. Logging only: the interceptor still matches everything.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from interceptor import payload
 from interceptor.cdp import Session
@@ -52,6 +54,24 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text
 
 
+def scrub_all(value: Any, secrets: list[str]) -> Any:
+    """`value` with every occurrence of a secret, in any string inside it (keys too), replaced by REDACTED."""
+    if isinstance(value, str):
+        return scrub(value, secrets) if any(s in value for s in secrets) else value
+    if isinstance(value, dict):
+        return {scrub_all(k, secrets): scrub_all(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_all(v, secrets) for v in value]
+    return value
+
+
+def url_ignored(url: str | None, prefixes: tuple[str, ...]) -> bool:
+    """`url` starts with one of `prefixes` (a prefix's trailing slash is optional in the URL: `ws://h:1` too)."""
+    if not url or not prefixes:
+        return False
+    return any(url.startswith(p) or (p.endswith("/") and url == p[:-1]) for p in prefixes)
+
+
 def mask_passwords(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: (REDACTED if isinstance(k, str) and PASSWORD_KEY.search(k) and not isinstance(v, (dict, list))
@@ -64,8 +84,14 @@ def mask_passwords(value: Any) -> Any:
 class HttpLog:
     """Joins Network events per request (keyed by session + requestId) and writes one record when it ends."""
 
-    def __init__(self, run_dir: Path, clock: RunClock) -> None:
+    def __init__(self, run_dir: Path, clock: RunClock, ignore: Iterable[str] = (),
+                 secrets: Iterable[str] = ()) -> None:
         self.run_dir = run_dir
+        self.ignore = tuple(u for u in ignore if u)
+        self.secrets = [s for s in secrets if s and len(s) >= 3]
+        self.ignored = 0  # records not written because they were the recorder's own traffic
+        self._own_sessions: set[str | None] = set()
+        self._own_ws: set[str] = set()
         self.clock = clock
         self.writer = JsonlWriter(run_dir / HTTP, clock)
         self.records: list[dict[str, Any]] = []
@@ -78,6 +104,10 @@ class HttpLog:
     def prepare(self, session: Session, frames: Frames) -> list[asyncio.Future]:
         if session.target_type not in NETWORK_TYPES:
             return []
+        if url_ignored(session.target_info.get("url"), self.ignore):
+            # The recorder's own target (its extension worker): nothing it does is the page's traffic. Network stays
+            # enabled all the same (the interceptor reads held bodies through it): only the log skips it.
+            self._own_sessions.add(session.id)
         on = session.on
         on("Network.requestWillBeSent", lambda p: self._request(session, frames, p))
         on("Network.responseReceived", lambda p: self._response(session, p))
@@ -109,6 +139,9 @@ class HttpLog:
         if p.get("documentURL"):
             self.documents[p["requestId"]] = p["documentURL"]
         self.senders.setdefault(p["requestId"], session.target_type)
+        if session.id in self._own_sessions or url_ignored(req["url"], self.ignore):
+            self.ignored += 1
+            return
         body = None
         if req.get("hasPostData"):
             raw, complete = payload.entries_bytes(req)
@@ -153,17 +186,27 @@ class HttpLog:
 
     def _ws_created(self, session: Session, p: dict[str, Any]) -> None:
         self._ws[p["requestId"]] = p["url"]
+        if session.id in self._own_sessions or url_ignored(p["url"], self.ignore):
+            self._own_ws.add(p["requestId"])
+            self.ignored += 1
+            return
         self._emit({"type": "websocket", "event": "created", "id": p["requestId"], "url": p["url"],
                     "target": session.target_type, "target_id": session.target_id})
 
     def _ws_frame(self, session: Session, p: dict[str, Any], direction: str) -> None:
         r = p.get("response", {})
         data = r.get("payloadData", "")
+        if p["requestId"] in self._own_ws or session.id in self._own_sessions \
+                or url_ignored(self._ws.get(p["requestId"]), self.ignore):
+            self.ignored += 1
+            return
         self._emit({"type": "websocket", "event": direction, "id": p["requestId"],
                     "url": self._ws.get(p["requestId"]), "target": session.target_type,
                     "opcode": r.get("opcode"), "payload": data[:BODY_LIMIT], "size": len(data)})
 
     def _emit(self, rec: dict[str, Any]) -> None:
+        if self.secrets:
+            rec = scrub_all(rec, self.secrets)
         rec = self.writer.write(rec)
         self.records.append(rec)
 

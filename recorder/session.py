@@ -28,7 +28,7 @@ from recorder import manifest, records
 from recorder.agent_log import AgentLogSink
 from recorder.browser import Browser, browser_version_info, launch_browser
 from recorder.channel import ActionChannel
-from recorder.display import Display, start_display
+from recorder.display import Display, DisplayError, start_display, use_display
 from recorder.records import JsonlWriter, RunClock
 from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
@@ -63,9 +63,14 @@ class Recording:
                  headless: bool = False, video: bool = True, screenshots: bool = True, clock: RunClock | None = None,
                  fps: int = 10, window_size: tuple[int, int] = (1280, 800), run_id: str | None = None,
                  extra_flags: list[str] | None = None, flags: dict[str, Any] | None = None,
-                 ready_timeout: float = 15.0, handle_signals: bool = True) -> None:
+                 ready_timeout: float = 15.0, handle_signals: bool = True, display: str | None = None) -> None:
+        """`display`: an existing X display (":0") to open the browser on, e.g. for a person at the browser; the
+        video grabs it and it is left running at finalize. None: a private Xvfb per run."""
         if headless and video:
             raise ValueError("video needs a display: use headless=False, or video=False for a headless run")
+        if headless and display:
+            raise ValueError("a headless run has no display: drop display= or headless=True")
+        self.display_name = display
         self.run_dir = Path(run_dir)
         self.clock = clock or RunClock()
         self.headless, self.video_on, self.screenshots_on = headless, video, screenshots
@@ -101,6 +106,18 @@ class Recording:
         self._lock = threading.Lock()
 
     # ---- public API -------------------------------------------------------------------------------------------
+    @property
+    def own_urls(self) -> list[str]:
+        """URL prefixes of the recorder's own browser traffic (its channel socket, its extension): give them to the
+        Interceptor as `ignore_urls` so that the HTTP log holds the page's traffic only."""
+        urls = [f"ws://127.0.0.1:{self.channel.port}/"] if self.channel is not None and self.channel.port else []
+        return urls + ([f"chrome-extension://{self.extension_id}/"] if self.extension_id else [])
+
+    @property
+    def secrets(self) -> list[str]:
+        """Values that must never reach a run file (the channel token): the Interceptor's `secrets`."""
+        return [self.channel.token] if self.channel is not None else []
+
     @property
     def agent_log_path(self) -> Path:
         """The JSONL file out-of-process agents append to (give it to them as CLAWREC_AGENT_LOG)."""
@@ -147,8 +164,13 @@ class Recording:
         self._tmp = Path(tempfile.mkdtemp(prefix="clawrec-rec-"))
         phases = self.base["start_phases"] = {}
         if not self.headless:
-            self.display = start_display(self.window_size)
+            try:
+                self.display = use_display(self.display_name, self.window_size) if self.display_name \
+                    else start_display(self.window_size)
+            except DisplayError as exc:
+                raise RecordingError(str(exc)) from None
             self.base["display"] = self.display.name
+            self.base["display_owned"] = self.display.owned
             phases["display"] = self.clock.now()
             if self.video_on:
                 self.video = VideoRecorder(self.run_dir, self.display.name, self.window_size, self.fps,

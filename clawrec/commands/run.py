@@ -19,6 +19,9 @@ from clawrec.pipeline import RunRequest, run as run_task
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Parent of the run directory (RUNS_DIR/<task id>/<time>-<agent>-<id>).")
 @click.option("--headless", is_flag=True, help="No display, no video (Chromium --headless=new).")
+@click.option("--display", "display", metavar=":N",
+              help="Open the browser on this existing X display (video grabs it) instead of a private Xvfb; "
+                   "with --agent human, $DISPLAY is the default.")
 @click.option("--no-video", is_flag=True, help="Do not record video.mp4.")
 @click.option("--model", help="Model for LLM agents, e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.4-mini.")
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
@@ -33,9 +36,9 @@ from clawrec.pipeline import RunRequest, run as run_task
               help="Serve the local demo sites for this run and fill the spec's {sites.NAME} placeholders "
                    "(or set CLAWREC_SITES to the JSON line `clawrec sites serve` prints).")
 @click.option("--no-judge", is_flag=True, help="Do not judge the run against its reference.")
-def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, no_video: bool,
-        model: str | None, reference: Path | None, agent_cmd: str | None, replay_from: Path | None, grace: float,
-        time_limit: float | None, serve_sites: bool, no_judge: bool) -> int:
+def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, display: str | None,
+        no_video: bool, model: str | None, reference: Path | None, agent_cmd: str | None, replay_from: Path | None,
+        grace: float, time_limit: float | None, serve_sites: bool, no_judge: bool) -> int:
     """Run TASK.yaml with an agent; block only its terminal submission; record the five layers.
 
     Exit 0 when the run finished (whatever the agent achieved), 2 on bad input, 1 when the infrastructure failed.
@@ -44,7 +47,7 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
     req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
-                     judge=not no_judge)
+                     judge=not no_judge, display=display)
     outcome = run_task(req)
     n = len(outcome.catches)
     click.echo(f"status: {outcome.status} ({outcome.stop_reason})" + (f"; {n} request(s) caught" if n else ""))
