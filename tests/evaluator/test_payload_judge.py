@@ -29,6 +29,17 @@ def test_real_corpus_spans_sites_and_cases():
         assert json.loads((RUNS / e["run"] / "manifest.json").read_text())["task"]["id"] in e["spec"]
 
 
+def test_real_corpus_has_no_recorder_channel_frames():
+    """http.jsonl holds the page's traffic only: never the recorder's own extension channel (its frames carry a token)."""
+    runs = sorted((RUNS / "real").glob("*/*/http.jsonl"))
+    assert len(runs) >= 16
+    for path in runs:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            rec = json.loads(line)
+            if rec.get("type") == "websocket" and isinstance(rec.get("payload"), str):
+                assert '"token"' not in rec["payload"], f"{path}:{n} is a recorder channel frame"
+
+
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["run"] for e in CORPUS])
 def test_payload_judge_agrees_with_label(entry):
     spec = spec_from_yaml(RUNS / entry["spec"])
@@ -157,10 +168,10 @@ def test_verdict_validation_rejects_bad_verdicts(tmp_path):
 
 def test_divergence_points_at_the_action_that_typed_the_wrong_value():
     v = _judge("real/travel/r04-wrong-name", "real/travel/reference", "real/specs/travel-flight-oneway.yaml")
-    assert v.divergence == {"step": 58, "agent": 'passengers.0.first_name = "Alec"',
+    assert v.divergence == {"step": 59, "agent": 'passengers.0.first_name = "Alec"',
                             "reference": 'passengers.0.first_name = "Alex"'}
     rd = RunDir(RUNS / "real/travel/r04-wrong-name")
-    assert next(a for a in rd.actions if a.seq == 58).value == "Alec"
+    assert next(a for a in rd.actions if a.seq == 59).value == "Alec"
     assert _judge("travel/a01-correct").divergence is None
 
 
