@@ -8,11 +8,13 @@ SITE=${1:-travel}
 SPEC=${2:-specs/demo/travel-flight-oneway.yaml}
 ID=$(basename "$SPEC" .yaml)
 OUT=runs/reference/$ID
+FINAL=$OUT
+OUT=runs/reference/.$ID.new   # record beside the old one: the spec's `reference:` must exist while it loads
 rm -rf "$OUT"
 .venv/bin/clawrec run "$SPEC" --agent command --serve-sites --no-judge --run-dir "$OUT" \
   --agent-cmd "$PWD/.venv/bin/python $PWD/tests/pipeline/agent_scripts/drive_site.py $SITE"
 grep -q '"status": "intercepted"' "$OUT/manifest.json" || { echo "record_reference: the run did not catch the submission" >&2; exit 1; }
-.venv/bin/python - "$OUT" <<'PY'
+.venv/bin/python - "$OUT" "$ID" <<'PY'
 """Keep every 5th screenshot (and the last); make paths relative; recompute the manifest's layer hashes."""
 import json, sys
 from pathlib import Path
@@ -26,10 +28,12 @@ for s in shots:
         (run / s["path"]).unlink(missing_ok=True)
 index.write_text("".join(json.dumps(s) + "\n" for s in shots if s.get("path") in keep))
 m = read_manifest(run)
+m["id"] = sys.argv[2]  # recorded beside the old reference under a temporary name
 m["task"]["spec"] = str(Path(m["task"]["spec"]).relative_to(Path.cwd()))
 m["flags"].pop("browser", None)
 m["trimmed"] = {"screenshots_kept": len(keep), "screenshots_recorded": len(shots)}
 m["layers"] = describe_layers(run)
 write_manifest(run, m)
 PY
-echo "$OUT"
+rm -rf "$FINAL" && mv "$OUT" "$FINAL"
+echo "$FINAL"
