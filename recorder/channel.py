@@ -4,10 +4,6 @@ Why a token and acks: any page can open a socket to 127.0.0.1:PORT, so every mes
 (written only into this run's copy of the extension) or it is rejected and counted; the worker keeps each batch
 until it is acknowledged, so a reconnect never loses events, and a re-sent batch is recognised and not written twice.
 Page times (epoch ms) become `t` on the run clock here, in one place.
-
-The worker's first-run snapshot (`initial: true`: the tabs as they were before its listeners existed) races with the
-live events of the first navigation: both may report the same commit. The snapshot is the fallback, so it is held
-for a short window (records behind it too, then written in `t` order) and dropped when the live event is recorded.
 """
 
 from __future__ import annotations
@@ -26,17 +22,6 @@ from recorder.records import JsonlWriter, RunClock
 # Field order of an actions.jsonl record (DESIGN.md layer 5); other fields follow.
 FIELD_ORDER = ("t", "seq", "type", "x", "y", "page_x", "page_y", "key", "value", "target", "url", "frame_url", "tab",
                "frame", "target_id")
-# How long snapshot records (and everything after them) wait for the live event that would make them duplicates.
-SNAPSHOT_WINDOW = 1.5
-SNAPSHOT_TYPES = ("tab_open", "navigate", "load")
-
-
-def _snapshot_key(evt: dict) -> tuple | None:
-    """Same tab (+ same main-frame URL for navigate/load): the live event and the snapshot describe one state."""
-    kind = evt.get("type")
-    if kind not in SNAPSHOT_TYPES or evt.get("frame", 0) != 0:
-        return None
-    return (kind, evt.get("tab")) if kind == "tab_open" else (kind, evt.get("tab"), evt.get("url"))
 
 
 class ActionChannel:
@@ -52,13 +37,10 @@ class ActionChannel:
         self.seq = 0
         self.connected = asyncio.Event()
         self.stats: dict[str, int] = {"connections": 0, "authenticated": 0, "rejected": 0, "events": 0,
-                                      "dropped": 0, "duplicates": 0, "snapshot_duplicates": 0}
+                                      "dropped": 0, "duplicates": 0}
         self._acked: dict[str, int] = {}  # client id -> last batch written
         self._server: Any = None
         self._last_message = 0.0
-        self._live_keys: set[tuple] = set()  # snapshot keys of live events already recorded
-        self._held: list[dict] | None = None  # records waiting behind a snapshot (None: not holding)
-        self._hold_timer: asyncio.TimerHandle | None = None
 
     async def start(self, port: int = 0) -> int:
         """Listen on 127.0.0.1 (a random port unless `port`: re-listening on the extension's configured port)."""
@@ -116,55 +98,15 @@ class ActionChannel:
     def _write_event(self, evt: dict) -> None:
         ts = evt.pop("ts", None)
         t = self.clock.from_epoch_ms(float(ts)) if isinstance(ts, (int, float)) else self.clock.now()
+        self.seq += 1
         evt.pop("t", None)
         evt.pop("seq", None)
         evt.pop("token", None)
-        record: dict[str, Any] = {"t": t}
+        record: dict[str, Any] = {"t": t, "seq": self.seq}
         for key in FIELD_ORDER[2:]:
             if key in evt:
                 record[key] = evt.pop(key)
         record.update(evt)
-        key = _snapshot_key(record)
-        if record.get("initial") and key is not None:
-            # Rule: a snapshot record is dropped if a live event with the same key is recorded before or within
-            # SNAPSHOT_WINDOW s after it.
-            if key in self._live_keys:
-                self.stats["snapshot_duplicates"] += 1
-                return
-            self._hold()
-        elif key is not None:
-            self._live_keys.add(key)
-            if self._held is not None:
-                before = len(self._held)
-                self._held = [r for r in self._held if not (r.get("initial") and _snapshot_key(r) == key)]
-                self.stats["snapshot_duplicates"] += before - len(self._held)
-                if len(self._held) < before and not any(r.get("initial") and r["type"] != "tab_open"
-                                                        for r in self._held):
-                    self._held.append(record)
-                    self._flush()  # every held snapshot record met its live twin: nothing left to wait for
-                    return
-        if self._held is not None:
-            self._held.append(record)
-            return
-        self._emit(record)
-
-    def _hold(self) -> None:
-        if self._held is None:
-            self._held = []
-            self._hold_timer = asyncio.get_running_loop().call_later(SNAPSHOT_WINDOW, self._flush)
-
-    def _flush(self) -> None:
-        """Write the held records in `t` order (stable: equal times keep arrival order)."""
-        if self._hold_timer is not None:
-            self._hold_timer.cancel()
-            self._hold_timer = None
-        held, self._held = self._held or [], None
-        for record in sorted(held, key=lambda r: r["t"]):
-            self._emit(record)
-
-    def _emit(self, record: dict) -> None:
-        self.seq += 1
-        record = {"t": record["t"], "seq": self.seq, **{k: v for k, v in record.items() if k != "t"}}
         if record.get("type") == "dropped":
             self.stats["dropped"] += int(record.get("count") or 0)
         self.stats["events"] += 1
@@ -180,7 +122,6 @@ class ActionChannel:
             await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
-        self._flush()
         if self._server is not None:
             self._server.close()
             try:
