@@ -5,8 +5,11 @@ person would name by hand: a mutating request (POST/PUT/PATCH/DELETE, or a sent 
 beacon, right after the last click/submit. A request the run already caught (`intercepted`) outranks everything.
 
 The spec is generalized so that it catches the same submission in another run: ids and hashes in the URL path become
-`*`, the local sites' random ports become `{sites.NAME}` (when the manifest lists them), token-shaped fields go to
-`volatile` instead of `fields`. Only pure data and the record shapes (recorder.records) are used here.
+`*`, the local sites' random ports become `{sites.NAME}` (when the manifest lists them). The rule's `fields` hold only
+what tells the terminal request apart from the run's other requests to the same endpoint (interceptor/distinguish.py;
+usually none), so an agent that leaves out an optional field is still caught; the payload's values go to `expect`
+(for the judge) and token-shaped fields to `volatile`. Only pure data and the record shapes (recorder.records) are
+used here.
 """
 
 from __future__ import annotations
@@ -21,27 +24,18 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from interceptor.distinguish import Sent, distinguishing_fields, unread_look_alikes
+from interceptor.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
+    BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
+    is_mutation, leaves, placeholder_url, token_reason,
+)
+from interceptor.spec import Rule
 from recorder import records as R
 
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 BEACON_TYPES = {"ping", "beacon", "cspviolationreport", "csp_report"}
-BEACON_WORDS = {"analytics", "collect", "track", "tracking", "telemetry", "beacon", "ping", "log", "logs",
-                "logging", "metrics", "rum", "pixel", "stats", "heartbeat", "csp-report", "sentry", "gtm",
-                "impression", "impressions", "pageview", "vitals"}
 BEACON_HOSTS = ("google-analytics.com", "googletagmanager.com", "doubleclick.net", "segment.io", "sentry.io",
                 "hotjar.com", "mixpanel.com", "amplitude.com", "facebook.com/tr", "clarity.ms")
-TOKEN_NAME = re.compile(r"(^|[_\-.\[])(csrf|xsrf|nonce|token|authenticity|captcha|recaptcha|signature|sig|hmac|"
-                        r"idempotency|request_?id|trace_?id|session_?id|sid|timestamp|ts|uuid|guid|_?wpnonce)"
-                        r"($|[_\-.\]])", re.I)
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
-HEX = re.compile(r"[0-9a-f]{16,}", re.I)
-B64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
-ISO_TS = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
-# numeric ids, hex hashes (with a digit), uuids, long mixed-case tokens: path segments that differ between runs
-ID_SEGMENT = re.compile(r"\d+|(?=[a-fA-F]*\d)[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|"
-                        r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9_\-]{20,}")
-CONTENT_KEYS = {"sha256", "size", "filename", "content_type", "name", "field"}
-GRAPHQL_SKIP = {"query", "extensions", "operationName"}
 REDACTED = "[redacted]"
 TERMINAL_ACTIONS = ("click", "submit", "dblclick")
 
@@ -86,6 +80,7 @@ class Run:
     http: list[tuple[int, dict[str, Any]]]
     actions: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    catches: list[dict[str, Any]] = field(default_factory=list)  # interceptions.jsonl (decoded bodies)
 
     @property
     def sites(self) -> dict[str, str]:
@@ -131,7 +126,9 @@ def read_run(path: str | Path) -> Run:
         except ValueError:
             task = {}
     actions = [rec for _n, rec in read_strict(p / R.ACTIONS)] if (p / R.ACTIONS).is_file() else []
-    return Run(p, manifest, task if isinstance(task, dict) else {}, read_strict(p / R.HTTP), actions)
+    catches = [rec for _n, rec in read_strict(p / R.INTERCEPTIONS)] if (p / R.INTERCEPTIONS).is_file() else []
+    return Run(p, manifest, task if isinstance(task, dict) else {}, read_strict(p / R.HTTP), actions,
+               catches=catches)
 
 
 # --- candidates ------------------------------------------------------------------------------------------------
@@ -161,26 +158,48 @@ def _decode_ws(text: Any) -> tuple[str, Any]:
     return "text", text
 
 
+def sent(run: Run) -> list[Sent]:
+    """Every request and sent WebSocket message of the run with its decoded body. A caught request whose body the
+    HTTP layer could not read (a multipart form with a file) gets the body decoded in interceptions.jsonl; any other
+    unread body is marked `known=False` (nothing can be decided from it)."""
+    catches = list(run.catches)
+    out: list[Sent] = []
+    for line, rec in run.http:
+        if rec.get("type", "request") == "websocket":
+            if rec.get("event") == "sent" and rec.get("url"):
+                kind, payload = _decode_ws(rec.get("payload"))
+                if not _is_own_channel(rec, payload):
+                    out.append(Sent(line, "WS", str(rec["url"]), kind, payload))
+            continue
+        method, url = str(rec.get("method") or "").upper(), str(rec.get("url") or "")
+        body = rec.get("body") if isinstance(rec.get("body"), dict) else {}
+        kind, value = str(body.get("kind") or "empty"), body.get("value")
+        if kind == "empty" and body.get("complete") is False:
+            catch = next((k for k in catches if k.get("url") == url and str(k.get("method")).upper() == method),
+                         None) if rec.get("intercepted") else None
+            if catch is None:
+                out.append(Sent(line, method, url, kind, value, known=False))
+                continue
+            catches.remove(catch)
+            kind, value = str(catch.get("body_kind") or "json"), catch.get("body")
+        out.append(Sent(line, method, url, kind, value))
+    return out
+
+
 def candidates(run: Run) -> list[Candidate]:
     """Mutating, non-beacon requests and sent WebSocket messages, best first (see `rank`)."""
     out: list[Candidate] = []
-    for line, rec in run.http:
-        if rec.get("type", "request") == "websocket":
-            if rec.get("event") != "sent" or not rec.get("url"):
-                continue
-            kind, payload = _decode_ws(rec.get("payload"))
-            if _is_own_channel(rec, payload):
-                continue
-            out.append(Candidate(line, _time(rec), "WS", str(rec["url"]), kind, payload))
+    records = dict(run.http)
+    for s in sent(run):
+        rec = records[s.line]
+        if s.method == "WS":
+            out.append(Candidate(s.line, _time(rec), "WS", s.url, s.kind, s.value))
             continue
-        method = str(rec.get("method") or "").upper()
-        url = str(rec.get("url") or "")
-        if method not in MUTATING or not url.startswith(("http://", "https://")) or is_beacon(rec):
+        if s.method not in MUTATING or not s.url.startswith(("http://", "https://")) or is_beacon(rec):
             continue
-        body = rec.get("body") if isinstance(rec.get("body"), dict) else {}
-        if graphql_reads_only(body.get("value")):
+        if graphql_reads_only(s.value):
             continue
-        out.append(Candidate(line, _time(rec), method, url, str(body.get("kind") or "empty"), body.get("value"),
+        out.append(Candidate(s.line, _time(rec), s.method, s.url, s.kind, s.value,
                              intercepted=bool(rec.get("intercepted"))))
     return rank(out, run.actions)
 
@@ -203,103 +222,6 @@ def rank(found: list[Candidate], actions: list[dict[str, Any]]) -> list[Candidat
                                         c.gap if c.after_last_action else -c.t, c.line))
 
 
-# --- generalization --------------------------------------------------------------------------------------------
-
-def token_reason(path: str, value: Any) -> str | None:
-    """Why a payload field differs between correct runs by nature (name or value shape), or None."""
-    leaf = path.rsplit(".", 1)[-1]
-    if TOKEN_NAME.search(leaf):
-        return f"token-like name {leaf!r}"
-    if leaf.lower() in CONTENT_KEYS or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return "epoch timestamp" if 1e9 <= value < 2.5e9 or 1e12 <= value < 2.5e12 else None
-    if not isinstance(value, str):
-        return None
-    s = value.strip()
-    if UUID.fullmatch(s):
-        return "uuid"
-    if HEX.fullmatch(s):
-        return "hex value"
-    if ISO_TS.fullmatch(s):
-        return "timestamp"
-    if B64.fullmatch(s) and re.search(r"[A-Za-z]", s) and re.search(r"\d", s):
-        return "token-like value"
-    return None
-
-
-def leaves(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """(dotted path, value) of every scalar; a multipart file part is one leaf (its field name)."""
-    if isinstance(value, dict) and not is_file_part(value):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = [(str(i), v) for i, v in enumerate(value)]
-    else:
-        return [(prefix.rstrip("."), value)] if prefix else []
-    out: list[tuple[str, Any]] = []
-    for k, v in items:
-        if isinstance(v, (dict, list)) and v and not is_file_part(v):
-            out += leaves(v, f"{prefix}{k}.")
-        else:
-            out.append((f"{prefix}{k}", v))
-    return out
-
-
-def is_file_part(v: Any) -> bool:
-    return isinstance(v, dict) and "filename" in v and ("sha256" in v or "bytes_unavailable" in v or "size" in v)
-
-
-def is_graphql(v: Any) -> bool:
-    return isinstance(v, dict) and isinstance(v.get("query"), str) and "operationName" in v
-
-
-def is_mutation(v: Any) -> bool:
-    return is_graphql(v) and v["query"].lstrip().startswith("mutation")
-
-
-def graphql_element(batch: list[Any]) -> Any:
-    """The element of a batched GraphQL body that does the work: the first mutation that is not a tracking call
-    (`TrackEvent`, `logView`), else the first mutation, else the first element."""
-    muts = [e for e in batch if is_mutation(e)]
-    real = [e for e in muts if not set(re.findall(r"[a-z]+", re.sub(r"([A-Z])", r" \1", e["operationName"] or "")
-                                                  .lower())) & (BEACON_WORDS | {"event", "events"})]
-    return (real or muts or batch or [None])[0]
-
-
-def graphql_reads_only(value: Any) -> bool:
-    """A GraphQL POST whose operations are all queries: a read, never a terminal submission."""
-    ops = value if isinstance(value, list) else [value]
-    return bool(ops) and all(is_graphql(o) for o in ops) and not any(is_mutation(o) for o in ops)
-
-
-def generalize_url(url: str, sites: dict[str, str]) -> str:
-    """Glob for a URL: query and fragment dropped (a glob without `?` ignores them), id/hash path segments -> `*`,
-    a local site's base URL -> `{sites.NAME}`."""
-    parts = urlsplit(url)
-    segs = [("*" if ID_SEGMENT.fullmatch(s) else s) for s in parts.path.split("/")]
-    path = "/".join(segs) or "/"
-    base = f"{parts.scheme}://{parts.netloc}"
-    if parts.scheme in ("ws", "wss") and any(urlsplit(s).netloc == parts.netloc for s in sites.values()):
-        base = f"{parts.scheme}://{parts.hostname}:*"  # a local site's socket: its port is random per run
-    full = base + path
-    for name, site in sorted(sites.items(), key=lambda kv: -len(kv[1])):
-        site = site if site.endswith("/") else site + "/"
-        if full.startswith(site):
-            return f"{{sites.{name}}}" + full[len(site):]
-        if full + "/" == site:
-            return f"{{sites.{name}}}"
-    return full
-
-
-def placeholder_url(url: str, sites: dict[str, str]) -> str:
-    """A start URL with its local site base replaced by `{sites.NAME}` (no other generalization)."""
-    for name, site in sorted(sites.items(), key=lambda kv: -len(kv[1])):
-        site = site if site.endswith("/") else site + "/"
-        if url.startswith(site) or url + "/" == site:
-            return f"{{sites.{name}}}" + url[len(site):]
-    return url
-
-
 # --- the spec --------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -309,12 +231,19 @@ class Options:
     instruction: str | None = None
     equals: tuple[str, ...] = ()
     category: str | None = None
-    fields: tuple[str, ...] = ()  # restrict the rule's required fields (default: every non-volatile leaf)
+    fields: tuple[str, ...] = ()  # fields the rule must also require (added to those that tell the request apart)
 
 
-def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...],
-               only: tuple[str, ...] = ()) -> tuple[dict, dict, list]:
-    """(intercept rule, expect, volatile) for one candidate."""
+def fill_sites(text: str, sites: dict[str, str]) -> str:
+    """`{sites.NAME}` replaced by the run's own base URL of that site (to match the run's recorded URLs)."""
+    for name, base in sites.items():
+        text = text.replace(f"{{sites.{name}}}", base if base.endswith("/") else base + "/")
+    return text
+
+
+def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...], extra: tuple[str, ...] = (),
+               others: list[Sent] = ()) -> tuple[dict, dict, list, list[str]]:
+    """(intercept rule, expect, volatile, notes) for one candidate; `others` are the run's requests (see `sent`)."""
     body = c.payload
     rule: dict[str, Any] = {"url": generalize_url(c.url, sites)}
     if not c.is_websocket:
@@ -337,18 +266,30 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
             raise AnnotateError(f"--equals {key}: not a constant value")
         equals[key] = values[key]
     volatile = [p for p, v in pairs if token_reason(p, v)]
-    fields = [p for p, _v in pairs if p not in volatile]
-    for key in only:
+    for key in extra:
         if key not in values:
             raise AnnotateError(f"--fields {key}: no such field in the payload (fields: {', '.join(values)})")
-    fields = [p for p in fields if p in only] if only else fields
+    fields = list(dict.fromkeys(extra))
+    matcher = Rule(index=0, url=fill_sites(rule["url"], sites), methods=() if c.is_websocket else (c.method,),
+                   fields=tuple(fields), equals=equals)
+    target = Sent(c.line, c.method, c.url, c.kind, c.payload)
+    added, left = distinguishing_fields(matcher, target, others, [p for p, _v in pairs if p not in volatile])
+    fields += added
+    notes = [f"`fields` {list(added)} tell this request apart from the run's other requests to the same endpoint"
+             ] if added else []
+    if unread := unread_look_alikes(matcher, target, others):
+        notes.append(f"{len(unread)} other request(s) to this URL and method have no recorded body ({R.HTTP} "
+                     f"line(s) {', '.join(str(s.line) for s in unread[:5])}); check the rule does not catch them")
+    if left:
+        notes.append(f"the rule also catches {len(left)} other request(s) of the run ({R.HTTP} line(s) "
+                     f"{', '.join(str(s.line) for s in left[:5])}): add --equals or --fields to tell them apart")
     expect = {p: v for p, v in pairs if p not in volatile and not is_file_part(v)
               and isinstance(v, (str, int, float, bool)) and v != REDACTED}
     if fields:
         rule["fields"] = fields
     if equals:
         rule["equals"] = equals
-    return rule, expect, volatile
+    return rule, expect, volatile, notes
 
 
 def start_url(run: Run) -> str:
@@ -366,7 +307,8 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
         "instruction")
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
-    rule, expect, volatile = build_rule(c, run.sites, opts.equals, opts.fields)
+    rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run))
+    run.notes.extend(notes)
     spec: dict[str, Any] = {"version": 1, "id": opts.id}
     if opts.category:
         spec["category"] = opts.category
@@ -397,5 +339,8 @@ _Dumper.add_representer(str, _str)
 
 def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
     head = (f"# Annotated by `clawrec annotate` from {run.path.name} ({R.HTTP} line {c.line}: {c.method} {c.url}).\n"
-            "# Review `fields` (each must be present for the rule to catch), `expect` and `volatile` before use.\n")
+            "# `fields` (each must be present for the rule to catch) lists only what tells this request apart from the\n"
+            "# run's other requests to the same URL and method; `expect` holds the values the judge compares.\n"
+            + "".join(f"# Note: {n}\n" for n in dict.fromkeys(run.notes))
+            + "# Review `intercept`, `expect` and `volatile` before use.\n")
     return head + yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

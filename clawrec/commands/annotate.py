@@ -35,8 +35,9 @@ def _task_id(run_path: Path, manifest: dict) -> str:
 @click.option("--equals", "equals", default="",
               help="Comma-separated payload fields whose recorded values the rule must see (enum-like constants).")
 @click.option("--fields", "only_fields", default="",
-              help="Comma-separated fields the rule requires (default: every non-volatile field). Fewer required "
-                   "fields catch more variants of the submission.")
+              help="Comma-separated fields the rule must also require. By default it requires only those that tell "
+                   "the request apart from the run's other requests to the same URL and method (usually none), so "
+                   "a submission missing an optional field is still caught.")
 @click.option("--category", type=click.Choice(CATEGORIES), help="Spec category.")
 @click.option("--list", "list_only", is_flag=True, help="Only print the ranked candidates; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite an existing spec file.")
@@ -46,8 +47,9 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
 
     Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages), best first:
     a request the run caught, then the one right after the final click/submit. Writes a v1 spec for the top one
-    (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, the payload's fields,
-    `expect` from its values, token-shaped fields as `volatile`, and `reference:` pointing at RUN.
+    (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, only the fields that tell it
+    apart from the run's other requests to that endpoint, `expect` from the payload's values, token-shaped fields
+    as `volatile`, and `reference:` pointing at RUN.
     """
     try:
         run = read_run(run_dir)

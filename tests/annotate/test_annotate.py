@@ -1,5 +1,6 @@
 """`clawrec annotate`: hand-built runs (form, batched GraphQL, multipart, WebSocket) become specs whose rule, run
-through the interceptor's own matcher, catches the recorded terminal request and nothing the person did before."""
+through the interceptor's own matcher, catches the recorded terminal request (also with optional fields left out)
+and nothing else the person sent."""
 
 from __future__ import annotations
 
@@ -55,8 +56,10 @@ def test_form_run_ranks_the_post_after_the_last_click_and_writes_a_general_spec(
     rule = data["intercept"][0]
     assert rule["url"] == "{sites.shop}orders/*/submit" and rule["method"] == "POST"
     assert set(data["volatile"]) == {"csrf_token", "client_ref"}
-    assert "csrf_token" not in rule["fields"] and "street" in rule["fields"] and "equals" not in rule
-    assert data["expect"]["payment"] == "saved_card" and "password" not in data["expect"]
+    # URL + method single the order out: no required field, the values go to expect (for the judge)
+    assert "fields" not in rule and "equals" not in rule
+    assert data["expect"]["payment"] == "saved_card" and data["expect"]["street"] == "12 Main St"
+    assert "password" not in data["expect"] and "csrf_token" not in data["expect"]
     assert data["instruction"] == "Order one pair of Trail runner shoes, size 42, and pay with the saved card."
     assert data["start_url"] == "{sites.shop}" and data["user"]["email"] == "alex@example.com"
     assert (out.parent / data["reference"]).resolve() == (FIX / "shop-form").resolve()
@@ -66,6 +69,20 @@ def test_form_run_ranks_the_post_after_the_last_click_and_writes_a_general_spec(
     assert rule_catches(out, "shop-form", recs[6])                                # the order (another order id too)
     assert rule_catches(out, "shop-form", {**recs[6], "url": "http://127.0.0.1:41001/orders/9/submit"})
     assert not any(rule_catches(out, "shop-form", r) for i, r in enumerate(recs) if i != 6)
+    for optional in ("street", "payment", "csrf_token"):  # any one field left out: still caught
+        assert rule_catches(out, "shop-form", without(recs[6], optional)), optional
+
+
+def without(rec: dict, *paths: str) -> dict:
+    """A copy of a recorded request with dotted body paths removed."""
+    rec = json.loads(json.dumps(rec))
+    for path in paths:
+        *head, last = path.split(".")
+        node = rec["body"]["value"]
+        for part in head:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        del node[last]
+    return rec
 
 
 def test_pick_and_equals_choose_the_candidate_and_constants(tmp_path, capsys):
@@ -73,19 +90,18 @@ def test_pick_and_equals_choose_the_candidate_and_constants(tmp_path, capsys):
     code, lines, err = annotate(capsys, FIX / "shop-form", "--out", out, "--pick", "3", "--equals", "street")
     assert code == 0, err
     rule = yaml.safe_load(out.read_text())["intercept"][0]
-    assert rule == {"url": "{sites.shop}api/address/validate", "method": "PUT", "fields": ["street"],
-                    "equals": {"street": "12 Main St"}}
+    assert rule == {"url": "{sites.shop}api/address/validate", "method": "PUT", "equals": {"street": "12 Main St"}}
 
 
-def test_fields_restricts_what_the_rule_requires(tmp_path, capsys):
+def test_fields_adds_what_a_person_requires(tmp_path, capsys):
     out = tmp_path / "shop-order.yaml"
     code, _lines, err = annotate(capsys, FIX / "shop-form", "--out", out, "--fields", "street,payment")
     assert code == 0, err
     data = yaml.safe_load(out.read_text())
     assert data["intercept"][0]["fields"] == ["street", "payment"] and data["expect"]["city"] == "Austin"
-    without_city = json.loads(json.dumps(http("shop-form")[6]))
-    del without_city["body"]["value"]["city"]
-    assert rule_catches(out, "shop-form", without_city)  # a variant without `city` is still caught
+    order = http("shop-form")[6]
+    assert rule_catches(out, "shop-form", without(order, "city"))  # a variant without `city` is still caught
+    assert not rule_catches(out, "shop-form", without(order, "street"))  # the person asked for `street`
 
 
 def test_batched_graphql_picks_the_mutation_by_operation_name(tmp_path, capsys):
@@ -96,10 +112,12 @@ def test_batched_graphql_picks_the_mutation_by_operation_name(tmp_path, capsys):
     data = yaml.safe_load(out.read_text())
     rule = data["intercept"][0]
     assert rule["equals"] == {"operationName": "PlaceOrder"} and rule["url"] == "{sites.shop}graphql"
-    assert "variables.input.shippingAddress.zip" in rule["fields"] and "query" not in rule["fields"]
+    assert "fields" not in rule  # the operation name already tells PlaceOrder from every other /graphql POST
+    assert data["expect"]["variables.input.shippingAddress.zip"] == "78701"
     assert data["volatile"] == ["variables.input.paymentToken"] and data["instruction"] == "Buy the shoes"
     place, get_cart = http("shop-graphql")[1], http("shop-graphql")[0]
     assert rule_catches(out, "shop-graphql", place) and not rule_catches(out, "shop-graphql", get_cart)
+    assert rule_catches(out, "shop-graphql", without(place, "0.variables.input.shippingAddress.zip"))
     track_only = {**place, "body": {"kind": "json", "value": place["body"]["value"][1:]}}
     assert not rule_catches(out, "shop-graphql", track_only)
 
@@ -110,9 +128,9 @@ def test_multipart_file_part_is_a_field_only(tmp_path, capsys):
     assert code == 0, err
     data = yaml.safe_load(out.read_text())
     rule = data["intercept"][0]
-    assert rule["url"] == "{sites.jobs}jobs/*/apply/submit" and "resume" in rule["fields"]
+    assert rule["url"] == "{sites.jobs}jobs/*/apply/submit" and "fields" not in rule
     assert rule["equals"] == {"job_id": "1042"} and "resume" not in data["expect"]
-    assert not any(f.startswith("resume.") for f in rule["fields"]) and data["volatile"] == ["csrf_token"]
+    assert data["expect"]["full_name"] == "Alex Doe" and data["volatile"] == ["csrf_token"]
     assert rule_catches(out, "jobs-multipart", http("jobs-multipart")[2])
     assert not rule_catches(out, "jobs-multipart", http("jobs-multipart")[1])
 
@@ -126,7 +144,7 @@ def test_websocket_message_becomes_a_ws_rule(tmp_path, capsys):
     data = yaml.safe_load(out.read_text())
     rule = load_spec(out).intercept[0]
     assert rule.is_websocket and rule.url == "ws://127.0.0.1:*/ws" and not rule.methods
-    assert data["volatile"] == ["nonce"] and rule.equals == {"op": "comment"}
+    assert data["volatile"] == ["nonce"] and rule.equals == {"op": "comment"} and not rule.fields
     frames = http("social-ws")
     assert match.websocket_message_matches(rule, "ws://127.0.0.1:50001/ws", frames[4]["payload"])
     assert not match.websocket_message_matches(rule, "ws://127.0.0.1:50001/ws", frames[2]["payload"])
