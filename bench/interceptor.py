@@ -1,11 +1,15 @@
 """Interceptor cost, measured on the local sites with real Chromium (issue 4, item 9 and acceptance):
 
 - page-load time of the four sites' start pages: interception off / clawrec (narrowed: pauses only what can match) /
-  clawrec pausing every request / Playwright `context.route('**/*')` continuing every request (the peer);
-- added latency per paused request: 200 sequential fetches of a tiny loopback endpoint, per-request durations
-  measured in the page, median and p95 minus the same with interception off.
-Every mode keeps one warm context for the run; modes are interleaved in a random order per repetition so that drift
-(other processes on the machine) spreads evenly; the 1-minute load average is reported with the numbers.
+  clawrec pausing every request / Playwright `context.route('**/*')` continuing every request (the peer) /
+  `chrome_fetch_idle`: a bare CDP client with Fetch enabled on every page for a pattern nothing matches (Chrome's own
+  cost of having Fetch on at all: it routes every request of the frame through its DevTools URL loader proxy);
+- added latency per paused request: sequential fetches of a tiny loopback endpoint, per-request durations measured
+  in the page, median and p95 minus the same with interception off; `pause_round_trip_ms` is the part due to the
+  pause itself (clawrec pausing every request minus clawrec pausing none of them, both with Fetch on).
+As in a real run, the interceptor attaches first and each mode then opens a fresh context (warmed by one untimed load
+of each page); modes are interleaved in a random order per repetition so that drift (other processes on the
+machine) spreads evenly; the 1-minute load average is reported with the numbers.
 `interceptor_decision_us` is our own time per paused request (requestPaused read -> continueRequest queued)."""
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update")
-MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route")
+MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route", "chrome_fetch_idle")
 REPS = 8         # each: every mode (random order) loads the four start pages once and runs the fetches
 FETCHES = 50
 
@@ -65,9 +69,36 @@ async def _ping_server() -> tuple[web.AppRunner, str]:
     return runner, f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
 
 
+class _IdleFetch:
+    """Fetch on in every page for a pattern that never matches: what Chrome alone costs (no pause, no logging)."""
+
+    async def attach(self, ws_url: str) -> None:
+        from interceptor.cdp import Connection
+
+        auto = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+        self.conn = await Connection.open(ws_url)
+
+        def attached(session, params: dict[str, Any]) -> None:
+            if session.target_type == "page":
+                session.send_quiet("Fetch.enable", {"patterns": [{"urlPattern": "http://never.invalid/*"}]})
+            session.send_quiet("Target.setAutoAttach", auto)
+            if params.get("waitingForDebugger"):
+                session.send_quiet("Runtime.runIfWaitingForDebugger")
+
+        self.conn.on_attach.append(attached)
+        await self.conn.root.send("Target.setAutoAttach", auto)
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+
 async def _attach(name: str, spec, browser, out: Path):
     from interceptor.core import Interceptor
 
+    if name == "chrome_fetch_idle":
+        idle = _IdleFetch()
+        await idle.attach(browser.ws_url)
+        return idle
     if not name.startswith("clawrec"):
         return None
     icpt = Interceptor(spec, out / f"{name}-{time.monotonic_ns()}", narrow=name == "clawrec")
@@ -84,6 +115,7 @@ FETCH_JS = """async (n) => { const out = []; await fetch('/ping?warm');
 async def _measure(out: Path) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
+    from interceptor.core import Interceptor
     from recorder.browser import launch_browser
     from sites.server import serve_sites
 
@@ -99,19 +131,16 @@ async def _measure(out: Path) -> dict[str, Any]:
             spec, start_urls = _union_spec(sites.urls)
             async with async_playwright() as p:
                 pw_browser = await p.chromium.connect_over_cdp(browser.http_url)
-                pages = {}
-                for name in MODES:  # one warm context per mode, kept for the whole run
-                    ctx = await pw_browser.new_context()
-                    if name == "playwright_route":
-                        await ctx.route("**/*", lambda route: route.continue_())
-                    pages[name] = await ctx.new_page()
-                    for url in start_urls:
-                        await pages[name].goto(url, wait_until="load")
                 for _rep in range(REPS):  # modes interleaved in a random order each repetition
                     for name in rng.sample(MODES, len(MODES)):
-                        icpt = await _attach(name, spec, browser, out)
-                        page = pages[name]
+                        icpt = await _attach(name, spec, browser, out)  # first, as in a run
+                        ctx = await pw_browser.new_context()
                         try:
+                            if name == "playwright_route":
+                                await ctx.route("**/*", lambda route: route.continue_())
+                            page = await ctx.new_page()
+                            for url in start_urls:  # warm: caches, connections, code
+                                await page.goto(url, wait_until="load")
                             for url in start_urls:
                                 t0 = time.perf_counter()
                                 await page.goto(url, wait_until="load")
@@ -119,10 +148,12 @@ async def _measure(out: Path) -> dict[str, Any]:
                             await page.goto(ping + "/")
                             fetches[name] += await page.evaluate(FETCH_JS, FETCHES)
                         finally:
+                            await ctx.close()
                             if icpt is not None:
                                 await icpt.close()
-                                paused[name] += icpt.stats["paused"]
-                                decision_us += icpt.continue_us
+                                if isinstance(icpt, Interceptor):
+                                    paused[name] += icpt.stats["paused"]
+                                    decision_us += icpt.continue_us
     finally:
         browser.close()
         await runner.cleanup()
@@ -136,7 +167,8 @@ async def _measure(out: Path) -> dict[str, Any]:
             m: {"median": round(fmed[m] - fmed["off"], 3),
                 "p95": round(_pct(fetches[m], 0.95) - _pct(fetches["off"], 0.95), 3)}
             for m in ("clawrec_pause_all", "playwright_route")},
-        "pause_cost_ms_vs_narrowed": round(fmed["clawrec_pause_all"] - fmed["clawrec"], 3),
+        "pause_round_trip_ms": round(fmed["clawrec_pause_all"] - fmed["clawrec"], 3),
+        "chrome_fetch_idle_added_ms": round(fmed["chrome_fetch_idle"] - fmed["off"], 3),
         "interceptor_decision_us": _summary(decision_us) if decision_us else {},
         "paused_requests": paused,
     }
@@ -146,7 +178,12 @@ async def _measure(out: Path) -> dict[str, Any]:
         "page_load_ratio_le_1.05": result["page_load_ratio_vs_off"]["clawrec"] <= 1.05,
         "paused_request_median_added_le_1ms": ours <= 1.0,
         "faster_than_playwright_route": med["clawrec"] < med["playwright_route"] and ours < peer,
+        "pause_round_trip_le_1ms": result["pause_round_trip_ms"] <= 1.0,
     }
+    result["reading"] = (
+        "chrome_fetch_idle is the floor of any CDP Fetch interceptor: Chrome proxies every request of a frame with "
+        "Fetch on, whatever the patterns. clawrec's narrowed mode pauses only what can match, so its cost over "
+        "chrome_fetch_idle is ours (logging, frames); pause_round_trip_ms is what pausing one request adds.")
     result["setup"] = {"sites": list(start_urls), "repetitions": REPS, "sequential_fetches_per_rep": FETCHES,
                        "modes": list(MODES), "load_average_1min": round(os.getloadavg()[0], 1),
                        "cpus": os.cpu_count()}

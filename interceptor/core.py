@@ -64,6 +64,9 @@ class Interceptor:
         self.http_rules: list[Rule] = [r for r in spec.intercept if not r.is_websocket]
         self.ws_rules: list[Rule] = [r for r in spec.intercept if r.is_websocket]
         self.patterns = match.fetch_patterns(self.http_rules) if narrow else PAUSE_ALL
+        # The browser-level Fetch only covers the new-target race (see attach): it never needs more than what can
+        # match, also when the targets pause everything (else each request would pause twice: measured +0.5 ms).
+        self.root_patterns = match.fetch_patterns(self.http_rules)
         self.caught = asyncio.Event()
         self.catches: list[dict[str, Any]] = []
         self.stats = {"paused": 0, "continued": 0, "caught": 0, "undecidable": 0}
@@ -91,13 +94,13 @@ class Interceptor:
         self.conn.on_handler_error.append(lambda where, exc: self._fatal(f"{where}: {exc!r}"))
         await self.failclosed.arm(self.conn.root, self.conn.socket_fd())
         self.attacher = Attacher(self.conn, self._prepare, self._prepare_failed)
-        if self.patterns:
+        if self.root_patterns:
             # Browser-level Fetch too: a tab opened by Target.createTarget{url} starts its navigation before the new
             # target can be prepared (measured: it reached the server); the browser session pauses it. A request
             # both levels pause is decided twice the same way, so it is caught once.
             root = self.conn.root
             root.on("Fetch.requestPaused", lambda p: self._paused(root, p))
-            await root.send("Fetch.enable", {"patterns": self.patterns})
+            await root.send("Fetch.enable", {"patterns": self.root_patterns})
         await self.attacher.start()
 
     async def close(self, close_browser: bool = False) -> None:
