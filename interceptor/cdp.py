@@ -4,6 +4,10 @@ Why hand-written: the interceptor needs flat sessions, strictly ordered pipeline
 target resumes) and a reader loop that never awaits a handler. One `Connection` owns the websocket; one `Session`
 object per CDP session owns its listeners and pending calls, which die with it.
 
+Speed (a paused request waits on this process; every Network event costs CPU the browser shares on 2 cores):
+orjson parses and writes messages, and events no session listens to are dropped before parsing (Chrome sends every
+event of an enabled domain; about half of them, e.g. Network.dataReceived and the *ExtraInfo events, nobody reads).
+
 Errors:
 CDPError(method, session, kind)   kind: "error" (the browser answered an error), "closed" (connection or session
                                   went away before the answer), "crashed" (the target crashed)
@@ -18,6 +22,7 @@ import logging
 from collections import defaultdict
 from typing import Any, Callable
 
+import orjson
 import websockets
 from websockets.asyncio.client import connect
 
@@ -64,6 +69,7 @@ class Session:
         """Call `handler(params)` for each `method` event. Sync handlers run in the reader loop (must not block);
         coroutine results are spawned as named tasks, never awaited by the reader."""
         self._listeners[method].append(handler)
+        self.conn.listened.add(method)
 
     def send(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future:
         """Queue a command now (order is kept) and return a future for its result."""
@@ -78,7 +84,7 @@ class Session:
         msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
         if self.id is not None:
             msg["sessionId"] = self.id
-        self.conn._outbox.put_nowait(json.dumps(msg))
+        self.conn._outbox.put_nowait(_dumps(msg))
         return fut
 
     def send_quiet(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future:
@@ -141,6 +147,34 @@ class Session:
         self._listeners.clear()
 
 
+ALWAYS_PARSED = ("Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.targetCrashed")
+_EVENT_HEAD = '{"method":"'
+
+
+def event_method(raw: str | bytes) -> str | None:
+    """The method of an event message as Chrome writes it (`{"method":"X",...`), else None (parse it fully).
+
+    Chrome serializes `method` first in every event and `id` first in every reply; anything else is parsed."""
+    if isinstance(raw, bytes) or not raw.startswith(_EVENT_HEAD):
+        return None
+    end = raw.find('"', len(_EVENT_HEAD))
+    return raw[len(_EVENT_HEAD):end] if end > 0 else None
+
+
+def _dumps(msg: dict[str, Any]) -> str:
+    try:
+        return orjson.dumps(msg).decode()
+    except orjson.JSONEncodeError:  # lone surrogates, huge ints: the stdlib writes them
+        return json.dumps(msg)
+
+
+def _loads(raw: str | bytes) -> dict[str, Any]:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:  # lone surrogates (page strings can hold them) are valid JSON orjson rejects
+        return json.loads(raw)
+
+
 def _swallow(fut: asyncio.Future) -> None:
     if not fut.cancelled() and fut.exception() is not None:
         log.debug("best-effort CDP call failed: %s", fut.exception())
@@ -157,6 +191,8 @@ class Connection:
         self.closed = False
         self.close_reason = ""
         self.deliberate = False
+        self.listened: set[str] = set(ALWAYS_PARSED)  # event methods some session listens to (never shrinks)
+        self.dropped = 0  # events dropped unparsed (nobody listens)
         self.root = Session(self, None)
         self.sessions: dict[str, Session] = {}
         self.on_attach: list[Callable[[Session, dict[str, Any]], None]] = []
@@ -197,7 +233,11 @@ class Connection:
         reason = "connection closed by the browser"
         try:
             async for raw in self._ws:
-                self._dispatch(json.loads(raw))
+                method = event_method(raw)
+                if method is not None and method not in self.listened:
+                    self.dropped += 1
+                    continue
+                self._dispatch(_loads(raw))
         except websockets.ConnectionClosed as exc:
             reason = f"connection closed ({exc})"
         except asyncio.CancelledError:

@@ -12,6 +12,7 @@ Semantics worth knowing:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -23,7 +24,7 @@ from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
 from interceptor.payload import Body, form_dict
-from interceptor.spec import Rule
+from interceptor.spec import Rule, glob_to_regex
 
 MISSING = object()
 
@@ -95,9 +96,16 @@ def satisfies(rule: Rule, value: Any) -> bool:
             and all(values_equal(lookup(value, k), v) for k, v in rule.equals.items()))
 
 
+@functools.lru_cache(maxsize=4096)
+def url_re(url: str | None, url_regex: str | None) -> re.Pattern[str]:
+    """A rule's compiled URL matcher, built once (Rule.url_pattern rebuilds it on every call: ~10 us per request)."""
+    return glob_to_regex(url) if url is not None else re.compile(url_regex or "")
+
+
 def could_match(rule: Rule, method: str, url: str) -> bool:
     """URL and method only: the fast path that lets every other request continue at once."""
-    return not rule.is_websocket and rule.matches_method(method) and rule.matches_url(url.split("#", 1)[0])
+    return (not rule.is_websocket and rule.matches_method(method)
+            and url_re(rule.url, rule.url_regex).fullmatch(url.split("#", 1)[0]) is not None)
 
 
 def needs_body(rule: Rule) -> bool:

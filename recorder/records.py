@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 RUN_FORMAT_VERSION = 1
 
 MANIFEST = "manifest.json"
@@ -49,6 +51,14 @@ class RunClock:
         return self.from_epoch(epoch_ms / 1000.0)
 
 
+def dumps_line(record: dict[str, Any]) -> str:
+    """One compact JSON line (orjson: ~5x faster than json.dumps on the hot HTTP log path)."""
+    try:
+        return orjson.dumps(record, default=str, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE).decode()
+    except (orjson.JSONEncodeError, TypeError):  # lone surrogates, ints beyond 64 bits: the stdlib writes them
+        return json.dumps(record, default=str, separators=(",", ":")) + "\n"
+
+
 class JsonlWriter:
     """Append-only JSONL, one line per record, flushed at once (a crash loses at most the line being written).
 
@@ -64,19 +74,30 @@ class JsonlWriter:
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
 
-    def write(self, record: dict[str, Any]) -> dict[str, Any]:
+    def write(self, record: dict[str, Any], flush: bool = True) -> dict[str, Any]:
+        """Append one line. `flush=False` leaves it in the buffer for a later `flush()` (a high-volume log that
+        batches its syscalls; the line is on disk by the next flush or close)."""
         if self.clock is not None and "t" not in record:
             record = {"t": self.clock.now(), **record}
-        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":"))
+        line = dumps_line(record)
         with self._lock:
             if self._fh.closed:
                 raise ValueError(f"{self.path} is closed")
-            self._fh.write(line + "\n")
-            self._fh.flush()
-            if self.fsync:
-                os.fsync(self._fh.fileno())
+            self._fh.write(line)
+            if flush:
+                self._flush()
             self.count += 1
         return record
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._flush()
+
+    def _flush(self) -> None:
+        self._fh.flush()
+        if self.fsync:
+            os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         with self._lock:
