@@ -2,7 +2,8 @@
 
 `same(a, b)` says whether two payload values mean the same thing and how it decided: exactly, as numbers, as dates,
 as phone numbers, or as text (case and whitespace folded). Dates are parsed only from explicit formats (never
-guessed), so "12" is never a date; a year-less date ("Dec 31") matches any year.
+guessed), so "12" is never a date; a year-less date ("Dec 31") matches any year. `same(a, b, exact=True)` (the
+spec's `exact` fields) folds nothing: the text must be the same character for character.
 """
 
 from __future__ import annotations
@@ -111,19 +112,29 @@ def as_bool(value: Any) -> bool | None:
     return None
 
 
-def same(a: Any, b: Any) -> tuple[bool, str]:
-    """Whether `a` and `b` mean the same value, and the rule that decided (exact|bool|number|date|phone|text)."""
+def verbatim(value: Any) -> str:
+    """A scalar as the text a form would carry (true/false, 5, None as empty), without any folding."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def same(a: Any, b: Any, exact: bool = False) -> tuple[bool, str]:
+    """Whether `a` and `b` mean the same value, and the rule that decided (exact|bool|number|date|phone|text).
+    With `exact`, scalars must be the same text character for character (only the type may differ: 5 == "5")."""
     if a == b and type(a) is type(b):
         return True, "exact"
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
             return False, "structure"
-        ok = all(same(a[k], b[k])[0] for k in a)
+        ok = all(same(a[k], b[k], exact)[0] for k in a)
         return ok, "structure"
     if isinstance(a, list) or isinstance(b, list):
         la = a if isinstance(a, list) else [a]
         lb = b if isinstance(b, list) else [b]
-        return (len(la) == len(lb) and all(same(x, y)[0] for x, y in zip(la, lb))), "list"
+        return (len(la) == len(lb) and all(same(x, y, exact)[0] for x, y in zip(la, lb))), "list"
+    if exact:
+        return verbatim(a) == verbatim(b), "exact: case and whitespace count"
     if a is None or b is None:
         return (a is None and b is None) or text(a or "") == text(b or "") == "", "exact"
     ba, bb = as_bool(a), as_bool(b)

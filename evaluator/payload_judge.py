@@ -2,8 +2,9 @@
 
 It takes the agent's first caught terminal request (the one that would have had the side effect on the live site)
 and checks, field by field with normalization: the endpoint (same rule, method and URL path as the reference), the
-rule's `fields` against the reference payload (minus volatile ones, minus free text unless `expect` names it), and
-every `expect` value. Each condition points at the interceptions.jsonl line it was read from.
+rule's `fields` against the reference payload (minus volatile ones, minus free text unless `expect` or `exact` names
+it), and every `expect` value. The spec's `exact` fields are compared verbatim (case and whitespace count) and always
+compared. Each condition points at the interceptions.jsonl line it was read from.
 """
 
 from __future__ import annotations
@@ -238,6 +239,8 @@ class PayloadJudge:
     def _fields(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None) -> None:
         expect = self.spec.expect if self.spec else {}
         declared = set(self.spec.volatile) if self.spec else set()
+        exact_order = self.spec.exact if self.spec else ()
+        exact = set(exact_order)
         if rule is not None and rule.fields:
             paths = list(rule.fields)
         elif ref_catch is not None:
@@ -246,6 +249,7 @@ class PayloadJudge:
             self.notes.append("no rule fields in the spec: compared every field of the reference payload")
         else:
             paths = []
+        paths += [p for p in exact_order if p not in paths]
         for path in paths:
             if path in expect:
                 continue  # checked against expect (which is authoritative) below
@@ -257,7 +261,7 @@ class PayloadJudge:
             if path in declared:
                 self._skip(path, "volatile in spec")
                 continue
-            if reason := volatile.name_reason(path):
+            if path not in exact and (reason := volatile.name_reason(path)):
                 self._skip(path, reason)
                 continue
             if ref_catch is None:
@@ -268,33 +272,37 @@ class PayloadJudge:
             if b is _MISSING:
                 self.notes.append(f"field {path} is not in the reference payload; not compared")
                 continue
-            if _is_free_text(a) or _is_free_text(b):
-                self._skip(path, "free text (compared only when expect names it)")
+            if (_is_free_text(a) or _is_free_text(b)) and path not in exact:
+                self._skip(path, "free text (compared only when expect or exact names it)")
                 continue
-            ok, how = same(a, b)
-            if not ok and (reason := volatile.value_reason(a, path) or volatile.value_reason(b, path)):
+            ok, how = same(a, b, exact=path in exact)
+            if not ok and path not in exact and (reason := volatile.value_reason(a, path)
+                                                 or volatile.value_reason(b, path)):
                 self._skip(path, reason)
                 continue
             if not ok:
                 self.diffs.append((path, a, b))
             self.conditions.append(Condition(
-                f"Field {path} matches the reference", ok,
+                f"Field {path} matches the reference{' exactly' if path in exact else ''}", ok,
                 [self._ev("agent", catch, path), self._ev("reference", ref_catch, path)],
-                f"{_show(a)} ~ {_show(b)} ({how})" if ok else f"{_show(a)} vs reference {_show(b)}"))
+                f"{_show(a)} ~ {_show(b)} ({how})" if ok else
+                f"{_show(a)} vs reference {_show(b)}" + (f" ({how})" if path in exact else "")))
 
     def _expect(self, catch: Interception) -> None:
+        exact = set(self.spec.exact) if self.spec else set()
         for path, want in (self.spec.expect if self.spec else {}).items():
             got = catch_value(catch, path)
+            exactly = " exactly" if path in exact else ""
             if got is _MISSING:
-                self.conditions.append(Condition(f"Field {path} equals {_show(want)}", False,
+                self.conditions.append(Condition(f"Field {path} equals {_show(want)}{exactly}", False,
                                                  [self._ev("agent", catch, path)], "field missing from payload"))
                 continue
-            ok, how = same(got, want)
+            ok, how = same(got, want, exact=path in exact)
             if not ok:
                 self.diffs.append((path, got, want))
-            self.conditions.append(Condition(f"Field {path} equals {_show(want)}", ok,
-                                             [self._ev("agent", catch, path)],
-                                             f"{_show(got)} ({how})" if ok else f"got {_show(got)}"))
+            detail = f"{_show(got)} ({how})" if ok else f"got {_show(got)}" + (f" ({how})" if exactly else "")
+            self.conditions.append(Condition(f"Field {path} equals {_show(want)}{exactly}", ok,
+                                             [self._ev("agent", catch, path)], detail))
 
     def _divergence(self) -> dict[str, Any] | None:
         """The first wrong field, and the agent action that typed the wrong value when one did (its seq)."""

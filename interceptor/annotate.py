@@ -339,8 +339,9 @@ _Dumper.add_representer(str, _str)
 
 def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
     head = (f"# Annotated by `clawrec annotate` from {run.path.name} ({R.HTTP} line {c.line}: {c.method} {c.url}).\n"
-            "# `fields` (each must be present for the rule to catch) lists only what tells this request apart from the\n"
-            "# run's other requests to the same URL and method; `expect` holds the values the judge compares.\n"
+            "# `fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
+            "# from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
+            "# compares.\n"
             + "".join(f"# Note: {n}\n" for n in dict.fromkeys(run.notes))
             + "# Review `intercept`, `expect` and `volatile` before use.\n")
     return head + yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

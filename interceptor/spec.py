@@ -148,6 +148,7 @@ class Spec:
     verify: tuple[str, ...] = ()
     expect: dict[str, Any] = field(default_factory=dict)
     volatile: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()     # payload fields the judge compares verbatim (case and whitespace count)
     reference: Path | None = None
     environment: Environment = field(default_factory=Environment)
     raw: dict[str, Any] = field(default_factory=dict)

@@ -30,7 +30,7 @@ from interceptor.yaml_source import FieldPath, LineMap, Problem, SpecError, dott
 __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec_files", "load_spec", "load_specs"]
 
 TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept",
-            "verify", "expect", "volatile", "reference", "environment", "judge_context", "clawbench")
+            "verify", "expect", "volatile", "exact", "reference", "environment", "judge_context", "clawbench")
 REQUIRED = ("version", "id", "instruction", "start_url")
 RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
 RESPOND_KEYS = ("status", "json", "body", "headers")
@@ -301,6 +301,10 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     rules = tuple(r for i, item in enumerate(rules_raw) if (r := c.check_rule(item, i)) is not None)
     verify = c.strings(doc["verify"], ("verify",)) if "verify" in doc else ()
     volatile = c.strings(doc["volatile"], ("volatile",), dotted_paths=True) if "volatile" in doc else ()
+    exact = c.strings(doc["exact"], ("exact",), dotted_paths=True) if "exact" in doc else ()
+    for i, path in enumerate(doc["exact"] if isinstance(doc.get("exact"), list) else []):
+        if isinstance(path, str) and path in volatile:
+            c.bad(("exact", i), f"'{path}' is also volatile (never compared); keep it in one list")
     user = c.mapping(doc.get("user", {}), ("user",)) or {}
     expect = c.mapping(doc.get("expect", {}), ("expect",)) or {}
     clawbench = c.mapping(doc.get("clawbench", {}), ("clawbench",)) or {}
@@ -313,7 +317,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     return [], Spec(path=spec_path.resolve(), sha256=hashlib.sha256(raw).hexdigest(), id=ident,
                     instruction=instruction, start_url=start_url, category=category, user=dict(user),
                     files=resolved_files, limits=limits, intercept=rules, verify=verify, expect=dict(expect),
-                    volatile=volatile, reference=reference, environment=environment, raw=doc,
+                    volatile=volatile, exact=exact, reference=reference, environment=environment, raw=doc,
                     judge_context=judge_context, clawbench=dict(clawbench))
 
 

@@ -35,7 +35,7 @@ def spec_from_yaml(path: str | Path) -> Spec:
     return Spec(path=path, sha256=hashlib.sha256(raw).hexdigest(), id=d["id"], instruction=d["instruction"],
                 start_url=d["start_url"], category=d.get("category", "daily"), user=dict(d.get("user") or {}),
                 intercept=tuple(rules), verify=tuple(d.get("verify") or ()), expect=dict(d.get("expect") or {}),
-                volatile=tuple(d.get("volatile") or ()), reference=(path.parent / ref).resolve() if ref else None,
+                volatile=tuple(d.get("volatile") or ()), exact=tuple(d.get("exact") or ()), reference=(path.parent / ref).resolve() if ref else None,
                 raw=d)
 
 
