@@ -90,6 +90,9 @@ def task_prompt(spec: Spec | None, agent: RunDir, reference: RunDir | None) -> s
                 "Conditions to verify:\n" + "\n".join(f"- {v}" for v in spec.verify or ("the task is done",)))
         if spec.expect:
             task += f"\nExpected payload values: {json.dumps(spec.expect, ensure_ascii=False)}"
+        if getattr(spec, "exact", ()):
+            task += ("\nThese payload fields must match exactly (case and whitespace count): "
+                     + ", ".join(spec.exact))
         for key, text in (getattr(spec, "judge_context", None) or {}).items():  # e.g. an imported task's rubric
             task += f"\nTask-specific {key.replace('_', ' ')} (from the task author): {text}"
     else:

@@ -196,3 +196,17 @@ def test_task_judge_context_reaches_the_model(tmp_path):
                   _cfg(srv, tmp_path, cache_dir=None))
     assert "Task-specific rubric (from the task author): Nonstop flights only." in \
         srv.requests[0]["body"]["messages"][0]["content"]
+
+
+def test_exact_fields_reach_the_model(tmp_path):
+    """A spec's `exact` list is told to the model (the payload judge enforces it; the LLM must not excuse it)."""
+    import dataclasses
+
+    spec = dataclasses.replace(spec_from_yaml(TRAVEL_SPEC), exact=("cabin", "origin"))
+    with ScriptedAnthropic(good_judge) as srv:
+        judge_llm(RunDir(RUNS / "travel/a01-correct"), spec, RunDir(RUNS / "travel/reference"), _cfg(srv, tmp_path))
+        plain = srv.requests[0]["body"]["messages"][0]["content"]
+    assert "must match exactly (case and whitespace count): cabin, origin" in plain
+    with ScriptedAnthropic(good_judge) as srv:
+        _judge(srv, tmp_path / "b")
+        assert "must match exactly" not in srv.requests[0]["body"]["messages"][0]["content"]
