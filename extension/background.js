@@ -152,15 +152,23 @@ chrome.webNavigation.onCompleted.addListener((d) => {
 // A fresh profile's worker starts ~0.5 s after the browser: tab and navigation events from before its listeners
 // existed are lost. Once per browser session (chrome.storage.session remembers across worker restarts) it reports
 // the tabs as they are: `tab_open`, and for a loaded page `navigate` + `load`, all marked `initial: true`.
+// `ts` is when the tabs were looked at: a live event of the same tab + URL from before then is the same state (the
+// recorder keeps one of the two); `pending: true` marks a navigation not yet committed (its live commit follows).
 chrome.storage.session.get("snapshot").then(async (got) => {
   if (got.snapshot) return;
   await chrome.storage.session.set({ snapshot: true });
-  for (const tab of await chrome.tabs.query({})) {
+  const tabs = await chrome.tabs.query({});
+  const ts = Date.now();
+  for (const tab of tabs) {
     const url = tab.url || tab.pendingUrl || null;
-    emitTabEvent({ type: "tab_open", tab: tab.id, opener: null, url, initial: true });
+    emitTabEvent({ type: "tab_open", ts, tab: tab.id, opener: null, url, initial: true });
     if (!url || url.startsWith("about:") || url.startsWith("chrome")) continue;
-    emitTabEvent({ type: "navigate", tab: tab.id, frame: 0, url, initial: true });
-    if (tab.status === "complete") emitTabEvent({ type: "load", tab: tab.id, frame: 0, url, initial: true });
+    const nav = { type: "navigate", ts, tab: tab.id, frame: 0, url, initial: true };
+    if (!tab.url) nav.pending = true;
+    emitTabEvent(nav);
+    if (tab.status === "complete" && tab.url) {
+      emitTabEvent({ type: "load", ts, tab: tab.id, frame: 0, url, initial: true });
+    }
   }
 }).catch(() => {});
 

@@ -4,6 +4,16 @@ Why a token and acks: any page can open a socket to 127.0.0.1:PORT, so every mes
 (written only into this run's copy of the extension) or it is rejected and counted; the worker keeps each batch
 until it is acknowledged, so a reconnect never loses events, and a re-sent batch is recognised and not written twice.
 Page times (epoch ms) become `t` on the run clock here, in one place.
+
+Order and triggers: `on_action(record)` is called as soon as a record arrives (screenshots must never wait), while
+the file is written in `t` order: each record waits REORDER_S after arrival for late records with an earlier `t`
+(the worker's and the pages' events travel different paths). `seq` is the line number, given at write time and set
+on the same dict `on_action` received; `await seq_of(record)` waits for it.
+
+The worker's first-run snapshot (`initial: true`: the tabs as they were before its listeners existed) may report the
+same state as a live event (the start page's commit). A live event that happened before the snapshot looked (or, for
+a snapshot of a pending navigation, its commit) is the same event: one of the two is written, the live one if the
+snapshot is not written yet (its time is exact); the dropped one's dict gets the kept one's `seq`.
 """
 
 from __future__ import annotations
@@ -13,6 +23,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -22,10 +33,41 @@ from recorder.records import JsonlWriter, RunClock
 # Field order of an actions.jsonl record (DESIGN.md layer 5); other fields follow.
 FIELD_ORDER = ("t", "seq", "type", "x", "y", "page_x", "page_y", "key", "value", "target", "url", "frame_url", "tab",
                "frame", "target_id")
+REORDER_S = 0.3  # how long a record waits for late records with an earlier `t` (observed disorder < 0.1 s)
+TWIN_EPS_S = 0.05  # clock granularity between a live event's time and the snapshot's look at the tabs
+PENDING_TWIN_S = 15.0  # a snapshot of a not yet committed navigation matches the first live commit within this
+SNAPSHOT_TYPES = ("tab_open", "navigate", "load")
+
+
+def snapshot_key(record: dict) -> tuple | None:
+    """What a snapshot record and a live one must share to be one event: the tab (+ main-frame URL)."""
+    kind = record.get("type")
+    if kind not in SNAPSHOT_TYPES or record.get("frame", 0) != 0:
+        return None
+    return (kind, record.get("tab")) if kind == "tab_open" else (kind, record.get("tab"), record.get("url"))
+
+
+def twins(snap: dict, live: dict) -> bool:
+    """The live record describes the state the snapshot saw: it happened before the snapshot looked at the tabs (a
+    tab id is opened once; a pending navigation commits after the look)."""
+    if snap["type"] == "tab_open":
+        return True
+    gap = live.get("t_event", live["t"]) - snap.get("t_event", snap["t"])  # own times, not a late record's place
+    return gap <= (PENDING_TWIN_S if snap.get("pending") else TWIN_EPS_S)
+
+
+@dataclass
+class _Held:
+    """A record waiting to be written; `aliases` are dropped twins whose dicts get its seq."""
+    record: dict
+    n: int
+    release: float
+    aliases: list[dict] = field(default_factory=list)
 
 
 class ActionChannel:
-    """Receives extension events, writes actions.jsonl with seq, calls `on_action(record)` for each one."""
+    """Receives extension events, writes actions.jsonl in `t` order with seq, calls `on_action(record)` for each
+    one on receipt (a snapshot record replaced by its live twin is announced once)."""
 
     def __init__(self, writer: JsonlWriter, clock: RunClock, on_action: Callable[[dict], None] | None = None,
                  token: str | None = None) -> None:
@@ -37,10 +79,19 @@ class ActionChannel:
         self.seq = 0
         self.connected = asyncio.Event()
         self.stats: dict[str, int] = {"connections": 0, "authenticated": 0, "rejected": 0, "events": 0,
-                                      "dropped": 0, "duplicates": 0}
+                                      "dropped": 0, "duplicates": 0, "snapshot_duplicates": 0, "late": 0,
+                                      "after_close": 0}
+        self.reorder_s = REORDER_S
         self._acked: dict[str, int] = {}  # client id -> last batch written
         self._server: Any = None
         self._last_message = 0.0
+        self._held: dict[int, _Held] = {}  # id(record) -> record waiting for its write
+        self._arrivals = 0
+        self._last_t = float("-inf")  # `t` of the last record written
+        self._timer: asyncio.TimerHandle | None = None
+        self._snaps: dict[tuple, dict] = {}  # snapshot records still without a live twin
+        self._live: dict[tuple, dict] = {}  # last live record per snapshot key
+        self._waiters: dict[int, asyncio.Future] = {}  # id(record) -> seq_of() waiting for its write
 
     async def start(self, port: int = 0) -> int:
         """Listen on 127.0.0.1 (a random port unless `port`: re-listening on the extension's configured port)."""
@@ -98,21 +149,120 @@ class ActionChannel:
     def _write_event(self, evt: dict) -> None:
         ts = evt.pop("ts", None)
         t = self.clock.from_epoch_ms(float(ts)) if isinstance(ts, (int, float)) else self.clock.now()
-        self.seq += 1
         evt.pop("t", None)
         evt.pop("seq", None)
         evt.pop("token", None)
-        record: dict[str, Any] = {"t": t, "seq": self.seq}
+        record: dict[str, Any] = {"t": t}
         for key in FIELD_ORDER[2:]:
             if key in evt:
                 record[key] = evt.pop(key)
         record.update(evt)
+        aliases = self._dedupe(record)
+        if aliases is None:
+            return
+        self._hold(record, aliases)
+        if self.on_action is not None and not aliases:  # a replaced snapshot record was announced already
+            self.on_action(record)
+
+    def _dedupe(self, record: dict) -> list[dict] | None:
+        """None: the record is a snapshot/live twin of one already kept. Else the dropped twins it replaces."""
+        key = snapshot_key(record)
+        if key is None:
+            return []
+        if record.get("initial"):
+            live = self._live.get(key)
+            if live is not None and twins(record, live):
+                self._merge(record, live)
+                return None
+            self._snaps[key] = record
+            return []
+        self._live[key] = record
+        snap = self._snaps.get(key)
+        if snap is None or not twins(snap, record):
+            return []
+        del self._snaps[key]
+        held = self._held.pop(id(snap), None)
+        if held is None:  # the snapshot is written already: it stays the record of this event
+            self._merge(record, snap)
+            return None
+        self.stats["snapshot_duplicates"] += 1
+        return [snap, *held.aliases]
+
+    def _merge(self, dropped: dict, kept: dict) -> None:
+        self.stats["snapshot_duplicates"] += 1
+        if "seq" in kept:
+            self._resolve(dropped, kept["seq"])
+        elif id(kept) in self._held:
+            self._held[id(kept)].aliases.append(dropped)
+
+    def _hold(self, record: dict, aliases: list[dict]) -> None:
+        if record["t"] < self._last_t:  # later records are written already: placed now, its own time kept
+            self.stats["late"] += 1
+            record["t_event"] = record["t"]
+            record["t"] = self._last_t
+        self._arrivals += 1
+        loop = asyncio.get_running_loop()
+        self._held[id(record)] = _Held(record, self._arrivals, loop.time() + self.reorder_s, aliases)
+        if self._timer is None:
+            self._timer = loop.call_later(self.reorder_s, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self.flush(everything=False)
+
+    def flush(self, everything: bool = True) -> None:
+        """Write held records in `t` order: all of them, or (timer) up to the last one whose wait is over."""
+        if self._timer is not None and everything:
+            self._timer.cancel()
+            self._timer = None
+        entries = sorted(self._held.values(), key=lambda e: (e.record["t"], e.n))
+        if everything:
+            cut = len(entries)
+        else:
+            now = asyncio.get_running_loop().time()
+            cut = max((i + 1 for i, e in enumerate(entries) if e.release <= now), default=0)
+        for entry in entries[:cut]:
+            del self._held[id(entry.record)]
+            self._emit(entry)
+        if self._held and self._timer is None and not everything:
+            loop = asyncio.get_running_loop()
+            due = min(e.release for e in self._held.values())
+            self._timer = loop.call_later(max(0.0, due - loop.time()), self._on_timer)
+
+    def _emit(self, entry: _Held) -> None:
+        record = entry.record
+        self.seq += 1
+        self._last_t = max(self._last_t, record["t"])
+        line = {"t": record["t"], "seq": self.seq, **{k: v for k, v in record.items() if k not in ("t", "seq")}}
+        for rec in (record, *entry.aliases):
+            self._resolve(rec, self.seq)
         if record.get("type") == "dropped":
             self.stats["dropped"] += int(record.get("count") or 0)
         self.stats["events"] += 1
-        self.writer.write(record)
-        if self.on_action is not None:
-            self.on_action(record)
+        try:
+            self.writer.write(line)
+        except ValueError:  # the run was finalized (crash path): nothing may be written any more
+            self.stats["after_close"] += 1
+
+    def _resolve(self, record: dict, seq: int) -> None:
+        record["seq"] = seq
+        waiter = self._waiters.pop(id(record), None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(seq)
+
+    async def seq_of(self, record: dict, timeout: float = 5.0) -> int | None:
+        """The `seq` a record received from `on_action` gets when it is written (None if not within `timeout`)."""
+        if "seq" in record:
+            return record["seq"]
+        waiter = self._waiters.get(id(record))
+        if waiter is None:
+            waiter = self._waiters[id(record)] = asyncio.get_running_loop().create_future()
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+        except asyncio.TimeoutError:
+            if self._waiters.get(id(record)) is waiter:
+                del self._waiters[id(record)]
+            return record.get("seq")
 
     async def quiesce(self, idle: float = 0.3, limit: float = 3.0) -> None:
         """Wait until no message arrived for `idle` seconds (at most `limit`): lets in-flight batches land."""
@@ -122,6 +272,8 @@ class ActionChannel:
             await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
+        """Write what is held, stop listening (start(port) may listen again: the extension reconnects)."""
+        self.flush()
         if self._server is not None:
             self._server.close()
             try:

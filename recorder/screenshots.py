@@ -2,13 +2,18 @@
 
 Why its own CDP connection: the interceptor's socket may hold paused requests; a capture queued behind them would
 both delay the shot and the requests. Captures run one at a time in a worker task fed by `request()`, which the
-action channel calls without awaiting, so recording actions never waits on a capture.
+action channel calls without awaiting, so recording actions never waits on a capture. The action's `seq` is given when
+the channel writes it (in `t` order, a moment later): a shot's record waits for it (`action_seq`), its capture never.
+Every capture asked for ends in one record (a file, or an `error`): `stop()` waits for captures under way (bounded),
+then cancels the rest, which record why; nothing escapes a capture task and nothing is written after `stop()`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,10 @@ TEXTUAL = {"input", "text", "email", "search", "tel", "url", "number", "password
 
 ATTEMPT_S = 1.0  # one capture attempt; `timeout` bounds all attempts for one action
 MAX_INFLIGHT = 2  # captures of one page at once
+LINK_S = 5.0  # how long a shot's record waits for its action's seq
+CANCELLED = "not captured: the recording was finalized first"
+
+log = logging.getLogger(__name__)
 
 
 def wants_shot(action: dict) -> bool:
@@ -41,7 +50,9 @@ def wants_shot(action: dict) -> bool:
 
 class Screenshotter:
     def __init__(self, run_dir: str | Path, clock: RunClock, ws_url: str, quality: int = 80,
-                 timeout: float = 5.0) -> None:
+                 timeout: float = 5.0, action_seq: Callable[[dict], Awaitable[int | None]] | None = None) -> None:
+        """`action_seq(action)`: waits for the seq of an action record handed to `request()` before it has one
+        (ActionChannel.seq_of)."""
         self.run_dir = Path(run_dir)
         self.dir = self.run_dir / SCREENSHOTS_DIR
         self.clock = clock
@@ -49,6 +60,7 @@ class Screenshotter:
         self.quality = quality
         self.timeout = timeout
         self.cdp = CDPClient(ws_url)
+        self.action_seq = action_seq
         self.index: JsonlWriter | None = None
         self.pages: dict[str, str] = {}      # CDP targetId -> url (pages only)
         self.active: str | None = None       # last page that was switched to or acted in
@@ -58,9 +70,12 @@ class Screenshotter:
         self.tasks: set[asyncio.Task] = set()
         self._attaching: dict[str, asyncio.Task] = {}
         self._closed = False
+        self._stopping = False
+        self._index_closed = False
         self._seq = 0
         self.count = 0
         self.errors = 0
+        self.skipped = 0  # actions that arrived after stop() began: no capture asked
         self.latencies: list[float] = []     # seconds from the action's t to the capture
         self.browser_version = ""
 
@@ -100,6 +115,9 @@ class Screenshotter:
             self.active = tid
         if not wants_shot(action):
             return
+        if self._stopping:
+            self.skipped += 1
+            return
         tid = self._pick_target(action)
         if str(action.get("url") or self.pages.get(tid or "", "")).startswith("about:blank"):
             return  # a blank new tab is nothing to see, and capturing it while it waits for a debugger hangs
@@ -120,6 +138,8 @@ class Screenshotter:
     def _landed(self, task: asyncio.Task, key: str) -> None:
         self.tasks.discard(task)
         self.inflight[key] -= 1
+        if not task.cancelled() and task.exception() is not None:  # retrieved: never "exception never retrieved"
+            log.error("screenshot task failed: %r", task.exception())
         if self.waiting.get(key) and not self._closed:
             self._launch(key, self.waiting.pop(key))
 
@@ -143,10 +163,15 @@ class Screenshotter:
         if attach is None:  # concurrent captures of a new page share one attachment
             attach = self._attaching[tid] = asyncio.create_task(
                 self.cdp.send("Target.attachToTarget", {"targetId": tid, "flatten": True}, timeout=self.timeout))
-            attach.add_done_callback(lambda _t: self._attaching.pop(tid, None))
+            attach.add_done_callback(lambda t: self._attached(t, tid))
         res = await asyncio.shield(attach)
         sid = self.sessions[tid] = res["sessionId"]
         return sid
+
+    def _attached(self, task: asyncio.Task, tid: str) -> None:
+        self._attaching.pop(tid, None)
+        if not task.cancelled():
+            task.exception()  # the captures waiting on it see the error; nobody else must be told
 
     async def _grab(self, tid: str) -> tuple[bytes, float]:
         """One JPEG of the page. A click that navigates swaps the page's document under us ("Not attached to an
@@ -170,17 +195,35 @@ class Screenshotter:
                 await asyncio.sleep(0.05)
 
     async def _capture(self, actions: list[dict], tid: str | None) -> None:
-        assert self.index is not None
         url = self.pages.get(tid or "", actions[-1].get("url"))
+        asked, image, error, took = self.clock.now(), None, CANCELLED, None
         try:
-            if tid is None:
-                raise CDPError("Page.captureScreenshot", "no page to capture")
-            (image, asked), error = await self._grab(tid), None
-        except CDPError as exc:
-            image, error, asked = None, str(exc), self.clock.now()
-        # `t` is when the capture was asked for: the browser grabs its next frame then; `took` is how long the
-        # answer (encoding + transfer) took, which a loaded machine stretches.
-        t, took = asked, round(self.clock.now() - asked, 3)
+            try:
+                if tid is None:
+                    raise CDPError("Page.captureScreenshot", "no page to capture")
+                (image, asked), error = await self._grab(tid), None
+            except Exception as exc:  # CDPError or anything unexpected: recorded, never escapes the task
+                image, error, asked = None, str(exc) or type(exc).__name__, self.clock.now()
+            # `t` is when the capture was asked for: the browser grabs its next frame then; `took` is how long the
+            # answer (encoding + transfer) took, which a loaded machine stretches.
+            took = round(self.clock.now() - asked, 3)
+            for action in actions:
+                if "seq" not in action and self.action_seq is not None:
+                    try:
+                        await asyncio.wait_for(self.action_seq(action), LINK_S)
+                    except asyncio.TimeoutError:
+                        pass  # recorded without action_seq rather than lost
+        finally:  # cancelled too (finalize): the shot, or why there is none, is recorded once
+            self._write(actions, asked, took if took is not None else round(self.clock.now() - asked, 3), image,
+                        error, tid, url)
+
+    def _write(self, actions: list[dict], t: float, took: float, image: bytes | None, error: str | None,
+               tid: str | None, url: str | None) -> None:
+        """One record per action (a shared capture: one file each), linked by the action's seq."""
+        assert self.index is not None
+        if self._index_closed:  # cannot happen through stop(); a capture must never write to a closed index
+            log.error("screenshot of %d action(s) ended after the index was closed", len(actions))
+            return
         for action in actions:
             self._seq += 1
             record: dict[str, Any] = {"t": t, "seq": self._seq, "action_seq": action.get("seq"),
@@ -196,15 +239,25 @@ class Screenshotter:
                 self.latencies.append(max(0.0, t + took - action["t"]))
             self.index.write({**record, "path": f"{SCREENSHOTS_DIR}/{name}"})
 
-    async def stop(self, drain: float = 3.0) -> None:
-        """Take the shots already asked for (up to `drain` seconds), then close the connection."""
+    async def stop(self, drain: float = 3.0, cancel_wait: float = 2.0) -> None:
+        """Take the shots already asked for (up to `drain` seconds); cancel the rest (each records why, within
+        `cancel_wait`); then close the connection and the index. Actions arriving from now on get no shot."""
+        self._stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + drain
         while self.tasks and loop.time() < deadline:
             await asyncio.wait(list(self.tasks), timeout=max(0.01, deadline - loop.time()))
         self._closed = True
-        for task in list(self.tasks):
+        pending = list(self.tasks)
+        for task in pending:
             task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=cancel_wait)
+        for key, actions in list(self.waiting.items()):  # never got a capture slot
+            if self.index is not None:
+                self._write(actions, self.clock.now(), 0.0, None, CANCELLED, key or None, None)
+        self.waiting.clear()
         await self.cdp.close()
+        self._index_closed = True
         if self.index is not None:
             self.index.close()

@@ -149,11 +149,15 @@ class Recording:
             if task is not None:
                 task.cancel()
         self._check_processes()
-        if self.screens is not None:
-            await self.screens.stop()
+        # Order matters: in-flight batches land (and ask for their shots), every action gets its seq, the shots
+        # under way finish or are cancelled (each recorded), and only then do the files close.
         if self.channel is not None:
             if self.browser is not None and self.browser.alive():
                 await self.channel.quiesce()
+            self.channel.flush()
+        if self.screens is not None:
+            await self.screens.stop()
+        if self.channel is not None:
             await self.channel.stop()
         if self.agent_log is not None:
             await self.agent_log.stop()
@@ -200,7 +204,8 @@ class Recording:
         if self.video is not None:
             waits.append(self._video_started())
         if self.screenshots_on:
-            self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url)
+            self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url,
+                                         action_seq=self.channel.seq_of)
             waits.append(self.screens.start())
         try:
             await asyncio.wait_for(asyncio.gather(*waits), self.ready_timeout)
@@ -282,6 +287,8 @@ class Recording:
                 errors.append(f"video: {exc}")
         if self.display is not None:
             self.display.stop()
+        if self.channel is not None:
+            self.channel.flush()  # records still waiting for their place in `t` order (crash path: signals)
         for closer in (self.actions, self.agent_log):
             if closer is not None:
                 closer.close()
@@ -293,7 +300,8 @@ class Recording:
         base["recorder"] = {
             "failures": self.failures + errors,
             "channel": dict(self.channel.stats) if self.channel else {},
-            "screenshots": {"taken": self.screens.count, "errors": self.screens.errors} if self.screens else {},
+            "screenshots": {"taken": self.screens.count, "errors": self.screens.errors,
+                            "skipped": self.screens.skipped} if self.screens else {},
         }
         if self.failures and status in ("ok", "intercepted"):
             base["requested_status"] = status
