@@ -154,7 +154,8 @@ chrome.webNavigation.onCompleted.addListener((d) => {
 // the tabs as they are: `tab_open`, and for a loaded page `navigate` + `load`, all marked `initial: true`.
 // `ts` is when the tabs were looked at: a live event of the same tab + URL from before then is the same state (the
 // recorder keeps one of the two); `pending: true` marks a navigation not yet committed (its live commit follows).
-chrome.storage.session.get("snapshot").then(async (got) => {
+async function snapshotTabs() {
+  const got = await chrome.storage.session.get("snapshot");
   if (got.snapshot) return;
   await chrome.storage.session.set({ snapshot: true });
   const tabs = await chrome.tabs.query({});
@@ -170,7 +171,8 @@ chrome.storage.session.get("snapshot").then(async (got) => {
       emitTabEvent({ type: "load", ts, tab: tab.id, frame: 0, url, initial: true });
     }
   }
-}).catch(() => {});
+}
+snapshotTabs().catch(() => {});
 
 refreshTargets();
 connect();

@@ -13,7 +13,8 @@ on the same dict `on_action` received; `await seq_of(record)` waits for it.
 The worker's first-run snapshot (`initial: true`: the tabs as they were before its listeners existed) may report the
 same state as a live event (the start page's commit). A live event that happened before the snapshot looked (or, for
 a snapshot of a pending navigation, its commit) is the same event: one of the two is written, the live one if the
-snapshot is not written yet (its time is exact); the dropped one's dict gets the kept one's `seq`.
+snapshot is not written yet (its time is exact); the dropped one's dict gets the kept one's `seq`. A snapshot record
+of a state an earlier snapshot already reported (a repeated snapshot) is dropped the same way.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class ActionChannel:
         self._last_t = float("-inf")  # `t` of the last record written
         self._timer: asyncio.TimerHandle | None = None
         self._snaps: dict[tuple, dict] = {}  # snapshot records still without a live twin
-        self._live: dict[tuple, dict] = {}  # last live record per snapshot key
+        self._seen: dict[tuple, dict] = {}  # last record kept per snapshot key (live or snapshot)
         self._waiters: dict[int, asyncio.Future] = {}  # id(record) -> seq_of() waiting for its write
 
     async def start(self, port: int = 0) -> int:
@@ -169,14 +170,14 @@ class ActionChannel:
         key = snapshot_key(record)
         if key is None:
             return []
-        if record.get("initial"):
-            live = self._live.get(key)
-            if live is not None and twins(record, live):
-                self._merge(record, live)
+        if record.get("initial"):  # a state already recorded (live, or by an earlier snapshot) is not recorded again
+            prev = self._seen.get(key)
+            if prev is not None and twins(record, prev):
+                self._merge(record, prev)
                 return None
-            self._snaps[key] = record
+            self._snaps[key] = self._seen[key] = record
             return []
-        self._live[key] = record
+        self._seen[key] = record
         snap = self._snaps.get(key)
         if snap is None or not twins(snap, record):
             return []
