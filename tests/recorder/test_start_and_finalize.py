@@ -99,13 +99,14 @@ def test_start_page_once_in_t_order_and_fast_clicks_shot_at_once(tmp_path, caplo
     for click in clicks:
         mine = [s for s in shots(tmp_path) if s["action_seq"] == click["seq"]]
         assert len(mine) == 1 and mine[0]["path"], (click, mine)
-        assert 0 <= mine[0]["t"] - click["t"] <= 0.5, (click["t"], mine[0])
+        assert -0.05 <= mine[0]["t"] - click["t"] <= 0.5, (click["t"], mine[0])  # page vs run clock: ms apart
     no_stray_task_errors(caplog)
 
 
 def test_finalize_while_actions_keep_arriving(tmp_path, caplog):
-    """Clicks keep coming while finalize runs: every click that asked for a shot has exactly one record (a file or
-    why not), the rest are counted as skipped, nothing is written after the index closed."""
+    """Clicks keep coming (for ~5 s) while finalize runs: every click that asked for a shot has exactly one record
+    (a file or why not), those arriving once the screenshots stopped are counted as skipped, nothing is written
+    after the index closed."""
     caplog.set_level(logging.ERROR)
 
     async def run() -> dict:
@@ -119,7 +120,7 @@ def test_finalize_while_actions_keep_arriving(tmp_path, caplog):
                     await page.goto(base + "/")
                     assert await rec.wait_extension(20)
                     await page.evaluate("""() => { let n = 0; const go = document.getElementById('go');
-                        const id = setInterval(() => { go.click(); if (++n >= 40) clearInterval(id); }, 60); }""")
+                        const id = setInterval(() => { go.click(); if (++n >= 80) clearInterval(id); }, 60); }""")
                     await wait_for(lambda: rec.channel.stats["events"] and rec.screens.tasks, what="clicks arriving")
             finally:
                 manifest = await rec.finalize("ok", "done")
