@@ -127,16 +127,57 @@ def run(req: RunRequest) -> RunOutcome:
         reference = req.reference or spec.reference
         if req.reference is not None and not Path(req.reference).is_dir():
             raise UsageError(f"--reference {req.reference}: not a directory")
+        from clawrec.environments import create_environment
+
+        env = create_environment(spec)  # its files are read here: bad input before a run directory exists
         run_dir = new_run_dir(req, spec.id)
         ctx.run_dir = run_dir
-        outcome = asyncio.run(_run(req, spec, agent, ctx, run_dir, urls))
+        outcome = asyncio.run(_run(req, spec, agent, ctx, run_dir, urls, env))
         if req.judge and reference is not None and outcome.exit_code == 0:
             outcome.verdict = _judge(run_dir, spec, Path(reference))
         return outcome
 
 
 async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-               urls: dict[str, str] | None) -> RunOutcome:
+               urls: dict[str, str] | None, env: Any) -> RunOutcome:
+    """The environment (clawrec/environments) wraps the recorded run: prepared before the browser starts (the
+    browser opens its `open_url`, e.g. a single-use login URL, kept out of run files via `secrets`), cleaned up
+    (reset, lease released) on every path once prepared; a failure there is one line, exit 1."""
+    import dataclasses
+
+    from clawrec.environments import EnvironmentFailed, Prepared
+    from recorder.manifest import read_manifest, write_manifest
+
+    try:
+        prepared: Prepared = await env.prepare(run_dir.name)
+    except EnvironmentFailed as exc:
+        write_manifest(run_dir, {"task": {"id": spec.id, "spec_sha256": spec.sha256}, "agent": req.agent,
+                                 "status": "crashed", "stop_reason": str(exc)})
+        return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
+    if prepared.start_url != spec.start_url:
+        spec = dataclasses.replace(spec, start_url=prepared.start_url)
+        ctx.task = task_info(spec)
+    outcome: RunOutcome | None = None
+    try:
+        outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared)
+        return outcome
+    finally:
+        try:
+            cleaned = await asyncio.shield(env.cleanup())
+        except Exception as exc:
+            cleaned = {"error": str(exc)}
+            if outcome is not None and outcome.exit_code == 0:
+                outcome.exit_code, outcome.message = 1, str(exc)
+        if prepared.info.get("kind", "live") != "live" and (run_dir / "manifest.json").exists():
+            manifest = read_manifest(run_dir)
+            manifest["environment"] = {**manifest.get("environment", {}), **cleaned}
+            write_manifest(run_dir, manifest)
+            if outcome is not None:
+                outcome.manifest = manifest
+
+
+async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
+                  urls: dict[str, str] | None, prepared: Any) -> RunOutcome:
     from interceptor.core import Interceptor
     from recorder.records import RunClock
     from recorder.session import Recording
@@ -151,6 +192,8 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
     if urls:
         rec.base["sites"] = dict(urls)
+    if prepared.info.get("kind", "live") != "live":
+        rec.base["environment"] = dict(prepared.info)
     (run_dir / "task.json").write_text(json.dumps(ctx.task.to_json(), indent=2, ensure_ascii=False) + "\n")
     try:
         await rec.start()
@@ -159,13 +202,13 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         return RunOutcome(run_dir, "crashed", reason, exit_code=1, message=reason, manifest=rec.manifest or {})
     assert rec.browser is not None
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
-                       ignore_urls=rec.own_urls, secrets=rec.secrets)
+                       ignore_urls=rec.own_urls, secrets=rec.secrets + prepared.secrets)
     agent_task: asyncio.Task | None = None
     result: AgentResult | None = None
     try:
         try:
             await icpt.attach(rec.browser.ws_url)
-            await open_start_page(rec.browser.ws_url, spec.start_url)
+            await open_start_page(rec.browser.ws_url, prepared.open_url)
         except Exception as exc:
             reason = f"could not prepare the browser: {type(exc).__name__}: {exc}"
             return await _end(rec, icpt, None, "crashed", reason, 1, reason)

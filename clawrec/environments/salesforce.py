@@ -1,0 +1,162 @@
+"""`environment: {kind: salesforce-scratch, …}`: lease a scratch org, seed it, log the browser in, reset after.
+
+prepare: claim a free org of the spec's pool (sf_pool: atomic), or create one when `create` allows it; ask the CLI
+for the org's instance URL and a fresh access token; seed the plan (only what is missing: a reused org keeps its
+seeded records, reset after each run); note the checkpoint (the org's clock); mint a single-use login URL that
+lands on `path`. cleanup: reset to the seeded state (sf_state) and release the lease; an org whose reset failed is
+marked dirty and never leased again. The login URL and token are secrets: they go to the Interceptor's `secrets`,
+never to the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets as _secrets
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from clawrec.environments import EnvironmentFailed, Prepared
+from clawrec.errors import UsageError
+from clawrec.environments import sf_cli
+from clawrec.environments.sf_pool import OrgPool
+from clawrec.environments.sf_rest import SalesforceRest
+from clawrec.environments.sf_state import Checkpoint, SeedPlan, ensure_seeded, reset, soql_time
+
+DEFAULT_API_VERSION = "62.0"
+
+
+def load_plan_file(base: Path, name: str, spec_path: Any) -> list[dict[str, Any]]:
+    """The records of a `sf data import tree --plan` file ([{sobject, files: [tree files]}], each tree file
+    {records: [...]}), in plan order; a bad file is a UsageError naming it."""
+    plan_path = (base / name).resolve()
+
+    def load(path: Path, what: str) -> Any:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{spec_path}: environment.seed: {what} {path}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
+
+    plan = load(plan_path, "plan file")
+    if not isinstance(plan, list) or not all(isinstance(p, dict) and isinstance(p.get("files"), list) for p in plan):
+        raise UsageError(f"{spec_path}: environment.seed: {plan_path}: not a plan (a list of {{sobject, files}})")
+    records: list[dict[str, Any]] = []
+    for step in plan:
+        for file in step["files"]:
+            tree = load(plan_path.parent / str(file), "tree file")
+            recs = tree.get("records") if isinstance(tree, dict) else None
+            if not isinstance(recs, list) or not all(isinstance(r, dict) and isinstance(r.get("attributes"), dict)
+                                                     for r in recs):
+                raise UsageError(f"{spec_path}: environment.seed: {file}: expected {{records: [{{attributes, …}}]}}")
+            for rec in recs:
+                if any(isinstance(v, dict) for v in rec.values() if v is not rec["attributes"]):
+                    raise UsageError(f"{spec_path}: environment.seed: {file}: nested child records are not "
+                                     "supported; use flat records with \"@referenceId\" lookups")
+                records.append(rec)
+    return records
+
+
+class ScratchOrgEnvironment:
+    kind = "salesforce-scratch"
+
+    def __init__(self, spec: Any) -> None:
+        opts = dict(spec.environment.options)
+        self.spec_dir = Path(spec.path).parent
+        self.pool_name = str(opts.get("pool", "default"))
+        split = urlsplit(spec.start_url)
+        self.path = str(opts.get("path") or (split.path or "/") + (f"?{split.query}" if split.query else ""))
+        self.api_version = str(opts.get("api_version", DEFAULT_API_VERSION))
+        seed = opts.get("seed") or []
+        self.plan = SeedPlan(load_plan_file(self.spec_dir, seed, spec.path) if isinstance(seed, str) else list(seed))
+        self.track = [str(t) for t in opts.get("track") or []]
+        self.create = {k: opts[k] for k in ("definition", "dev_hub", "days", "wait_min") if k in opts} \
+            if "definition" in opts else None
+        self.pool = OrgPool()
+        self.org: dict[str, Any] | None = None
+        self.holder = ""
+        self.rest: SalesforceRest | None = None
+        self.ckpt: Checkpoint | None = None
+
+    @property
+    def target(self) -> str:
+        assert self.org is not None
+        return str(self.org.get("alias") or self.org["username"])
+
+    async def prepare(self, run_id: str) -> Prepared:
+        await self._lease(run_id)
+        try:
+            return await self._prepare_leased()
+        except BaseException:
+            await self._release(dirty=None)
+            raise
+
+    async def _lease(self, run_id: str) -> None:
+        self.org = self.pool.claim(self.pool_name, run_id)
+        if self.org is None and isinstance(self.create, dict):
+            definition = (self.spec_dir / str(self.create["definition"])).resolve()
+            if not definition.is_file():
+                raise EnvironmentFailed(f"salesforce-scratch: create.definition: file not found: {definition}")
+            alias = f"clawrec-{self.pool_name}-{_secrets.token_hex(3)}"
+            made = await sf_cli.create_scratch(str(definition), alias, self.create.get("dev_hub"),
+                                               int(self.create.get("days", 7)), int(self.create.get("wait_min", 10)))
+            username = sf_cli.need(made, "username", "sf org create scratch")
+            self.org = self.pool.add_leased({"username": username, "alias": alias, "pool": self.pool_name,
+                                             "org_id": made.get("orgId"), "created_by": "clawrec"}, run_id)
+        if self.org is None:
+            raise EnvironmentFailed(f"salesforce-scratch: no free org in pool '{self.pool_name}' "
+                                    f"({self.pool.summary(self.pool_name)}) in {self.pool.path}; add orgs or "
+                                    "allow `create` in the spec's environment")
+        self.holder = self.org["lease"]["holder"]
+
+    async def _prepare_leased(self) -> Prepared:
+        display = await sf_cli.org_display(self.target)
+        instance = sf_cli.need(display, "instanceUrl", "sf org display").rstrip("/")
+        token = await sf_cli.access_token(self.target)
+        self.rest = SalesforceRest(instance, token, self.api_version,
+                                   refresh=lambda: sf_cli.access_token(self.target))
+        known = dict((self.org or {}).get("seed", {}).get("ids", {})) \
+            if (self.org or {}).get("seed", {}).get("hash") == self.plan.hash else {}
+        ids, created = await ensure_seeded(self.rest, self.plan, known)
+        self.pool.update(self.org["username"], self.holder,  # type: ignore[index]
+                         lambda o: o.__setitem__("seed", {"hash": self.plan.hash, "ids": ids}))
+        await self.rest.request("GET", f"{self.rest.data}/limits")  # the org's clock, right before the run
+        self.ckpt = Checkpoint(time=soql_time(self.rest.server_date), ids=ids)
+        url = await sf_cli.login_url(self.target, self.path)
+        query = parse_qs(urlsplit(url).query)
+        keys = [v for k in ("otp", "sid") for v in query.get(k, [])]  # the URL's secret part (else all of it)
+        secret = [token] + (keys or [url])
+        info = {"kind": self.kind, "pool": self.pool_name, "org": self.org["username"],  # type: ignore[index]
+                "instance_url": instance, "checkpoint": self.ckpt.time, "seeded": ids, "seed_created": created,
+                "api_usage": self.rest.api_usage}
+        return Prepared(start_url=instance + self.path, open_url=url, secrets=secret, info=info)
+
+    async def cleanup(self) -> dict[str, Any]:
+        """Reset, then release the lease (also when the reset fails: the org is then marked dirty)."""
+        if self.org is None:
+            return {}
+        outcome: dict[str, Any] = {"org": self.org["username"]}
+        dirty: str | None = None
+        try:
+            if self.rest is not None and self.ckpt is not None:
+                done = await reset(self.rest, self.plan, self.track, self.ckpt)
+                ids = done.pop("ids")
+                self.pool.update(self.org["username"], self.holder,
+                                 lambda o: o.__setitem__("seed", {"hash": self.plan.hash, "ids": ids}))
+                outcome["reset"] = done
+                outcome["api_usage"] = self.rest.api_usage
+        except Exception as exc:
+            dirty = str(exc)
+            raise
+        finally:
+            await self._release(dirty)
+            outcome["released"] = True
+        return outcome
+
+    async def _release(self, dirty: str | None) -> None:
+        if self.rest is not None:
+            await self.rest.close()
+            self.rest = None
+        if self.org is not None:
+            self.pool.release(self.org["username"], self.holder, dirty)
+            self.org = None
