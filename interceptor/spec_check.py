@@ -4,7 +4,7 @@
 `*.yml`, skipping hidden folders and `files/` folders, which hold user documents) and also rejects an id used
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
 free-form mappings `user`, `expect` and `clawbench`; a salesforce-scratch `environment` takes the keys in
-`FieldChecker.SF_KEYS` (README "Salesforce scratch orgs").
+`interceptor/spec_salesforce.py` SF_KEYS (README "Salesforce scratch orgs").
 
 `{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by
 clawrec/taskfile.py) are accepted wherever a URL goes: `start_url: "{sites.travel}"`,
@@ -184,81 +184,10 @@ class FieldChecker:
             for key in options:
                 self.bad(path + (str(key),), "unknown key (a live environment takes only 'kind')")
         elif kind_ == "salesforce-scratch":
-            self.check_salesforce_options(options, path)
+            from interceptor.spec_salesforce import check_salesforce_options
+
+            check_salesforce_options(self, options, path)
         return Environment(kind=kind_ if isinstance(kind_, str) else "live", options=options)
-
-    # salesforce-scratch options (clawrec/environments/salesforce.py reads them; README "Salesforce scratch orgs")
-    SF_KEYS = ("pool", "path", "api_version", "definition", "dev_hub", "days", "wait_min", "seed", "track")
-    SF_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")          # sObject and field API names (Lead, Custom__c)
-    SF_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")    # pool names, referenceIds
-
-    def check_salesforce_options(self, options: dict, path: FieldPath) -> None:
-        self.mapping(options, path, known=self.SF_KEYS)
-        for key in ("pool", "dev_hub", "definition"):
-            if key in options and self.string(options[key], path + (key,)) is not None and key == "pool" \
-                    and not self.SF_TOKEN.fullmatch(options[key]):
-                self.bad(path + (key,), f"'{options[key]}' must be letters, digits, '.', '_' or '-'")
-        if isinstance(options.get("definition"), str) and Path(options["definition"]).is_absolute():
-            self.bad(path + ("definition",), "must be a path relative to the spec's folder")
-        if "path" in options and self.string(options["path"], path + ("path",)) is not None \
-                and not options["path"].startswith("/"):
-            self.bad(path + ("path",), f"must start with '/' (a path on the org, e.g. /lightning/o/Lead/new), "
-                                       f"got '{options['path']}'")
-        version = options.get("api_version")
-        if version is not None and not re.fullmatch(r"[1-9][0-9]\.0", str(version)):
-            self.bad(path + ("api_version",), f"must be a REST API version like '62.0', got {version!r}")
-        days = options.get("days")
-        if days is not None and (not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= 30):
-            self.bad(path + ("days",), f"must be a whole number of days 1-30, got {days!r}")
-        if "wait_min" in options:
-            self.number(options["wait_min"], path + ("wait_min",), True)
-        for key in ("days", "dev_hub", "wait_min"):
-            if key in options and "definition" not in options:
-                self.bad(path + (key,), "only used to create orgs: needs 'definition' (a scratch org definition file)")
-        if "track" in options:
-            for i, name in enumerate(self.strings(options["track"], path + ("track",))):
-                if not self.SF_NAME.fullmatch(name):
-                    self.bad(path + ("track", i), f"'{name}' is not an sObject API name")
-        seed = options.get("seed")
-        if isinstance(seed, str):
-            self.string(seed, path + ("seed",))  # a `sf data import tree` plan file, read at run time
-        elif seed is not None:
-            self.check_salesforce_seed(seed, path + ("seed",))
-
-    def check_salesforce_seed(self, seed: Any, path: FieldPath) -> None:
-        """Records as in `sf data import tree`: attributes{type, referenceId}, scalar fields, "@ref" lookups to an
-        earlier record."""
-        if not isinstance(seed, list):
-            self.bad(path, f"must be a plan file path or a list of records, got {kind(seed)}")
-            return
-        refs: set[str] = set()
-        for i, record in enumerate(seed):
-            where = path + (i,)
-            if self.mapping(record, where, required=("attributes",)) is None:
-                continue
-            attrs = self.mapping(record.get("attributes", {}), where + ("attributes",), known=("type", "referenceId"),
-                                 required=("type", "referenceId")) or {}
-            typ, ref = attrs.get("type"), attrs.get("referenceId")
-            if "type" in attrs and (not isinstance(typ, str) or not self.SF_NAME.fullmatch(typ)):
-                self.bad(where + ("attributes", "type"), f"must be an sObject API name, got {typ!r}")
-            if "referenceId" in attrs:
-                if not isinstance(ref, str) or not self.SF_TOKEN.fullmatch(ref):
-                    self.bad(where + ("attributes", "referenceId"), f"must be letters, digits, '.', '_' or '-', "
-                                                                    f"got {ref!r}")
-                elif ref in refs:
-                    self.bad(where + ("attributes", "referenceId"), f"duplicate referenceId '{ref}'")
-            for field_name, value in record.items():
-                if field_name == "attributes" or not isinstance(field_name, str):
-                    continue
-                if not self.SF_NAME.fullmatch(field_name):
-                    self.bad(where + (field_name,), "not a field API name")
-                elif isinstance(value, (dict, list)):
-                    self.bad(where + (field_name,), f"must be a string, number, boolean or null, got {kind(value)}"
-                                                    " (child records: flat records with \"@referenceId\" lookups)")
-                elif isinstance(value, str) and value.startswith("@") and value[1:] not in refs:
-                    self.bad(where + (field_name,), f"'{value}' names no earlier record's referenceId")
-            if isinstance(ref, str):
-                refs.add(ref)
 
     def check_rule(self, value: Any, index: int) -> Rule | None:
         path: FieldPath = ("intercept", index)

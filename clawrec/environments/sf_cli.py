@@ -25,7 +25,8 @@ def sf_bin() -> str:
 async def sf_json(*args: str, timeout: float = QUICK_TIMEOUT) -> dict[str, Any]:
     """Run `sf ARGS --json`; returns `result`; raises EnvironmentFailed with the CLI's own message."""
     what = "sf " + " ".join(a for a in args[:3] if not a.startswith("-"))
-    env = {**os.environ, "SF_AUTOUPDATE_DISABLE": "true", "SF_DISABLE_TELEMETRY": "true", "SF_USE_PROGRESS_BAR": "false"}
+    env = {**os.environ, "SF_AUTOUPDATE_DISABLE": "true", "SF_DISABLE_TELEMETRY": "true",
+           "SF_USE_PROGRESS_BAR": "false"}
     try:
         proc = await asyncio.create_subprocess_exec(sf_bin(), *args, "--json", stdout=asyncio.subprocess.PIPE,
                                                     stderr=asyncio.subprocess.PIPE, env=env)

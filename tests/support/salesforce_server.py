@@ -294,7 +294,8 @@ class SalesforceStandIn:
         return [json.loads(line) for line in self.calls_path.read_text().splitlines() if line.strip()]
 
     def pool_file(self, path: Path, aliases: list[str] | None = None, pool: str = "default") -> Path:
-        orgs = [{"username": self.orgs[a].username, "alias": a, "pool": pool} for a in (aliases or list(self.orgs))]
+        names = list(self.orgs) if aliases is None else aliases
+        orgs = [{"username": self.orgs[a].username, "alias": a, "pool": pool} for a in names]
         Path(path).write_text(json.dumps({"orgs": orgs}, indent=2))
         return Path(path)
 

@@ -11,7 +11,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^'\\]|\\.)*')|(?P<dt>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))"
+TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^'\\]|\\.)*')"
+                   r"|(?P<dt>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))"
                    r"|(?P<num>-?\d+(?:\.\d+)?)|(?P<op>!=|<=|>=|=|<|>|\(|\)|,)|(?P<word>[A-Za-z_][A-Za-z0-9_.]*))")
 
 

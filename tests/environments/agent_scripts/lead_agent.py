@@ -1,11 +1,13 @@
 """A command agent for specs/salesforce/sf-create-lead.yaml: it finds itself logged in on the New Lead page, makes
 two side effects the rules do not block (creates a Contact, changes the seeded Account's phone: the reset must
 undo both), then fills the lead form with the Company read from the page and clicks Save (the terminal request).
-Prints what it saw (`agent: …`) to stdout, which the run keeps in agent.stdout.log."""
+`--crash` exits with an error right after the side effects. Prints what it saw (`agent: …`) to stdout, which the
+run keeps in agent.stdout.log."""
 
 import asyncio
 import json
 import os
+import sys
 
 from playwright.async_api import async_playwright
 
@@ -29,6 +31,8 @@ async def main():
             return [c.status, a.status];
         }""", account_id)
         print("agent: side effects", side, flush=True)
+        if "--crash" in sys.argv:
+            raise SystemExit("agent: crashing after the side effects")
         await page.get_by_label("First Name").fill(user["first_name"])
         await page.get_by_label("Last Name").fill(user["last_name"])
         await page.get_by_label("Company").fill(company)
