@@ -2,6 +2,7 @@
 
 - page-load time of the four sites' start pages: interception off / clawrec (narrowed: pauses only what can match) /
   clawrec pausing every request / Playwright `context.route('**/*')` continuing every request (the peer) /
+  clawrec without its HTTP log (`clawrec_no_http_log`) /
   `chrome_fetch_idle`: a bare CDP client with Fetch enabled on every page for a pattern nothing matches (Chrome's own
   cost of having Fetch on at all: it routes every request of the frame through its DevTools URL loader proxy);
 - added latency per paused request: sequential fetches of a tiny loopback endpoint, per-request durations measured
@@ -28,7 +29,7 @@ from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update")
-MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route", "chrome_fetch_idle")
+MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route", "chrome_fetch_idle", "clawrec_no_http_log")
 REPS = 8         # each: every mode (random order) loads the four start pages once and runs the fetches
 FETCHES = 50
 
@@ -101,7 +102,8 @@ async def _attach(name: str, spec, browser, out: Path):
         return idle
     if not name.startswith("clawrec"):
         return None
-    icpt = Interceptor(spec, out / f"{name}-{time.monotonic_ns()}", narrow=name == "clawrec")
+    icpt = Interceptor(spec, out / f"{name}-{time.monotonic_ns()}", narrow=name != "clawrec_pause_all",
+                       http_log=name != "clawrec_no_http_log")
     await icpt.attach(browser.ws_url)
     return icpt
 
@@ -169,6 +171,7 @@ async def _measure(out: Path) -> dict[str, Any]:
             for m in ("clawrec_pause_all", "playwright_route")},
         "pause_round_trip_ms": round(fmed["clawrec_pause_all"] - fmed["clawrec"], 3),
         "chrome_fetch_idle_added_ms": round(fmed["chrome_fetch_idle"] - fmed["off"], 3),
+        "http_log_added_ms": round(fmed["clawrec"] - fmed["clawrec_no_http_log"], 3),
         "interceptor_decision_us": _summary(decision_us) if decision_us else {},
         "paused_requests": paused,
     }
@@ -182,8 +185,9 @@ async def _measure(out: Path) -> dict[str, Any]:
     }
     result["reading"] = (
         "chrome_fetch_idle is the floor of any CDP Fetch interceptor: Chrome proxies every request of a frame with "
-        "Fetch on, whatever the patterns. clawrec's narrowed mode pauses only what can match, so its cost over "
-        "chrome_fetch_idle is ours (logging, frames); pause_round_trip_ms is what pausing one request adds.")
+        "Fetch on, whatever the patterns. clawrec_no_http_log is the interceptor without its HTTP layer (Network "
+        "events -> http.jsonl); the rest of clawrec's cost is that layer. pause_round_trip_ms is what pausing one "
+        "request adds (clawrec pausing every request minus clawrec pausing none).")
     result["setup"] = {"sites": list(start_urls), "repetitions": REPS, "sequential_fetches_per_rep": FETCHES,
                        "modes": list(MODES), "load_average_1min": round(os.getloadavg()[0], 1),
                        "cpus": os.cpu_count()}
