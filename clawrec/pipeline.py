@@ -147,11 +147,14 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
 
     from clawrec.environments import EnvironmentFailed, Prepared
     from recorder.manifest import read_manifest, write_manifest
+    from recorder.records import RUN_FORMAT_VERSION
 
     try:
         prepared: Prepared = await env.prepare(run_dir.name)
     except EnvironmentFailed as exc:
-        write_manifest(run_dir, {"task": {"id": spec.id, "spec_sha256": spec.sha256}, "agent": req.agent,
+        write_manifest(run_dir, {"format_version": RUN_FORMAT_VERSION, "id": run_dir.name, "agent": req.agent,
+                                 "task": {"id": spec.id, "spec_sha256": spec.sha256, "spec": str(spec.path)},
+                                 "environment": {"kind": spec.environment.kind, "error": str(exc)},
                                  "status": "crashed", "stop_reason": str(exc)})
         return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
     if prepared.start_url != spec.start_url:

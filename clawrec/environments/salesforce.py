@@ -1,11 +1,12 @@
 """`environment: {kind: salesforce-scratch, …}`: lease a scratch org, seed it, log the browser in, reset after.
 
-prepare: claim a free org of the spec's pool (sf_pool: atomic), or create one when `create` allows it; ask the CLI
-for the org's instance URL and a fresh access token; seed the plan (only what is missing: a reused org keeps its
-seeded records, reset after each run); note the checkpoint (the org's clock); mint a single-use login URL that
-lands on `path`. cleanup: reset to the seeded state (sf_state) and release the lease; an org whose reset failed is
-marked dirty and never leased again. The login URL and token are secrets: they go to the Interceptor's `secrets`,
-never to the manifest.
+prepare: claim a free org of the spec's pool (sf_pool: atomic), or create one when `definition` allows it; ask
+the CLI for the org's instance URL and a fresh access token; seed the plan (only what is missing: a reused org
+keeps its seeded records, reset after each run); note the checkpoint (the org's clock); mint a single-use login
+URL that lands on `path`. The checkpoint stays in the pool entry until the reset is done, so an org whose run was
+killed is reset from it when next leased (`recovered` in the manifest). cleanup: reset to the seeded state
+(sf_state) and release the lease; an org whose reset failed is marked dirty and never leased again. The login
+URL's one-time part and the token are secrets: they go to the Interceptor's `secrets`, never to the manifest.
 """
 
 from __future__ import annotations
@@ -115,20 +116,31 @@ class ScratchOrgEnvironment:
         token = await sf_cli.access_token(self.target)
         self.rest = SalesforceRest(instance, token, self.api_version,
                                    refresh=lambda: sf_cli.access_token(self.target))
-        known = dict((self.org or {}).get("seed", {}).get("ids", {})) \
-            if (self.org or {}).get("seed", {}).get("hash") == self.plan.hash else {}
+        org: dict[str, Any] = self.org or {}
+        same_seed = org.get("seed", {}).get("hash") == self.plan.hash
+        known = dict(org.get("seed", {}).get("ids", {})) if same_seed else {}
+        recovered = None
+        if isinstance(org.get("checkpoint"), dict):  # its last run never reset it (killed): reset from there now
+            last = org["checkpoint"]
+            recovered = await reset(self.rest, self.plan if same_seed else SeedPlan([]),
+                                    list(last.get("track", [])), Checkpoint(time=last["time"], ids=known))
+            known = recovered.pop("ids") if same_seed else known
         ids, created = await ensure_seeded(self.rest, self.plan, known)
-        self.pool.update(self.org["username"], self.holder,  # type: ignore[index]
-                         lambda o: o.__setitem__("seed", {"hash": self.plan.hash, "ids": ids}))
         await self.rest.request("GET", f"{self.rest.data}/limits")  # the org's clock, right before the run
         self.ckpt = Checkpoint(time=soql_time(self.rest.server_date), ids=ids)
+        mark = {"time": self.ckpt.time, "track": list(dict.fromkeys(self.track + self.plan.types))}
+
+        def remember(o: dict[str, Any]) -> None:
+            o["seed"] = {"hash": self.plan.hash, "ids": ids}
+            o["checkpoint"] = mark
+        self.pool.update(org["username"], self.holder, remember)
         url = await sf_cli.login_url(self.target, self.path)
         query = parse_qs(urlsplit(url).query)
         keys = [v for k in ("otp", "sid") for v in query.get(k, [])]  # the URL's secret part (else all of it)
         secret = [token] + (keys or [url])
         info = {"kind": self.kind, "pool": self.pool_name, "org": self.org["username"],  # type: ignore[index]
                 "instance_url": instance, "checkpoint": self.ckpt.time, "seeded": ids, "seed_created": created,
-                "api_usage": self.rest.api_usage}
+                "api_usage": self.rest.api_usage, **({"recovered": recovered} if recovered else {})}
         return Prepared(start_url=instance + self.path, open_url=url, secrets=secret, info=info)
 
     async def cleanup(self) -> dict[str, Any]:
@@ -141,8 +153,11 @@ class ScratchOrgEnvironment:
             if self.rest is not None and self.ckpt is not None:
                 done = await reset(self.rest, self.plan, self.track, self.ckpt)
                 ids = done.pop("ids")
-                self.pool.update(self.org["username"], self.holder,
-                                 lambda o: o.__setitem__("seed", {"hash": self.plan.hash, "ids": ids}))
+
+                def forget(o: dict[str, Any]) -> None:
+                    o["seed"] = {"hash": self.plan.hash, "ids": ids}
+                    o.pop("checkpoint", None)  # reset done: nothing to recover
+                self.pool.update(self.org["username"], self.holder, forget)
                 outcome["reset"] = done
                 outcome["api_usage"] = self.rest.api_usage
         except Exception as exc:

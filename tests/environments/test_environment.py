@@ -116,3 +116,55 @@ def test_cli_failures_are_one_line_and_release_the_lease(sf, tmp_path, monkeypat
         asyncio.run(env_for(spec).prepare("run-x"))
     assert message in str(err.value) and "\n" not in str(err.value)
     assert all(o.get("lease") is None for o in json.loads(sf.pool_path.read_text())["orgs"])
+
+
+def test_org_of_a_killed_run_is_reset_when_next_leased(sf):
+    """A run that never cleaned up (clawrec killed): its lease is stale (holder pid gone) and the next prepare
+    resets from that run's checkpoint before seeding."""
+    import subprocess
+
+    org = sf.orgs["pool1"]
+    sf.pool_file(sf.pool_path, aliases=["pool1"])
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+
+    async def scenario():
+        killed = env_for()
+        first = await killed.prepare("run-killed")
+        cookie_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Left", "Company": "Over"})
+        cookie_call(org, "PATCH", f"/services/data/v62.0/sobjects/Account/{first.info['seeded']['AcmeRef']}",
+                    {"Phone": "1"})
+        await killed.rest.close()  # what dies with the process; no cleanup
+        doc = json.loads(sf.pool_path.read_text())
+        doc["orgs"][0]["lease"]["pid"] = dead.pid
+        sf.pool_path.write_text(json.dumps(doc))
+        nxt = env_for()
+        second = await nxt.prepare("run-next")
+        await nxt.cleanup()
+        return first, second
+
+    first, second = asyncio.run(scenario())
+    assert second.info["org"] == org.username
+    assert second.info["recovered"] == {"deleted": 1, "restored": 1, "recreated": 0}
+    assert second.info["seed_created"] == 0 and second.info["seeded"] == first.info["seeded"]
+    assert "Lead" not in org.data()
+    assert "checkpoint" not in json.loads(sf.pool_path.read_text())["orgs"][0]
+
+
+def test_failed_reset_marks_the_org_dirty_and_releases_it(sf):
+    org = sf.orgs["pool1"]
+    sf.pool_file(sf.pool_path, aliases=["pool1"])
+
+    async def scenario():
+        env = env_for()
+        await env.prepare("run-1")
+        cookie_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Stuck", "Company": "X"})
+        org.fail_deletes = True
+        with pytest.raises(EnvironmentFailed, match="reset: 1 of 1 deletions failed .DELETE_FAILED"):
+            await env.cleanup()
+        with pytest.raises(EnvironmentFailed, match=r"no free org .*1 dirty"):
+            await env_for().prepare("run-2")
+
+    asyncio.run(scenario())
+    (entry,) = json.loads(sf.pool_path.read_text())["orgs"]
+    assert entry["lease"] is None and "DELETE_FAILED" in entry["dirty"]

@@ -95,6 +95,7 @@ class FakeOrg:
         self.sessions: set[str] = set()        # sid cookie values
         self.api_used = 0
         self.batch = batch
+        self.fail_deletes = False              # composite deletes answer success: false (a reset that fails)
         self._cursors: dict[str, list[dict]] = {}
         self.url = ""
 
@@ -226,7 +227,11 @@ class FakeOrg:
         out = []
         for rid in ids:
             found = self.find(rid)
-            if found is None:
+            if self.fail_deletes:
+                out.append({"id": rid, "success": False, "errors": [
+                    {"statusCode": "DELETE_FAILED", "message": "Your attempt to delete this record failed",
+                     "fields": []}]})
+            elif found is None:
                 out.append({"id": rid, "success": False, "errors": [
                     {"statusCode": "ENTITY_IS_DELETED", "message": "entity is deleted", "fields": []}]})
             else:
