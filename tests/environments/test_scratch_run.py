@@ -75,3 +75,22 @@ def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
             assert otp.encode() not in data and org.token.encode() not in data, path
     urls = [r["url"] for r in jsonl(run_dir, "http.jsonl")]
     assert f"{org.url}/secur/frontdoor.jsp?otp=[redacted]&retURL=%2Flightning%2Fo%2FLead%2Fnew" in urls
+
+
+def test_two_concurrent_runs_lease_different_orgs(sf, tmp_path):
+    """Two `clawrec run` processes at once: each gets its own org, each org is reset and released."""
+    from tests.pipeline.helpers import spawn_cli
+
+    procs = [spawn_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd(), "--headless",
+                        "--runs-dir", str(tmp_path / f"runs{i}")]) for i in range(2)]
+    results = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in results]
+    manifests = [manifest(Path(out.strip().splitlines()[-1])) for out, _ in results]
+    assert [m["status"] for m in manifests] == ["intercepted", "intercepted"]
+    assert {m["environment"]["org"] for m in manifests} == {o.username for o in sf.orgs.values()}
+    for m in manifests:
+        org = next(o for o in sf.orgs.values() if o.username == m["environment"]["org"])
+        assert m["environment"]["reset"]["deleted"] == 1
+        assert org.data() == seeded_state(org, m["environment"]["seeded"])
+        assert not [e for e in org.log if "/sobjects/Lead" in e["path"]]
+    assert all(o["lease"] is None for o in json.loads(sf.pool_path.read_text())["orgs"])
