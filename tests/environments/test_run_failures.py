@@ -63,3 +63,16 @@ def test_agent_crash_still_resets_and_releases(sf, tmp_path, capsys):
     assert [r["LastName"] for r in data["Contact"].values()] == ["Babbage"]
     assert [{k: r[k] for k in SEEDED_ACCOUNT} for r in data["Account"].values()] == [SEEDED_ACCOUNT]
     assert all(o.get("lease") is None for o in json.loads(sf.pool_path.read_text())["orgs"])
+
+
+def test_failed_reset_is_exit_1_and_the_org_dirty(sf, tmp_path, capsys):
+    sf.orgs["pool1"].fail_deletes = True  # the agent's Contact cannot be deleted
+    code, out, err = run_cli([str(write_spec(tmp_path)), "--agent", "command", "--agent-cmd",
+                              f"{sys.executable} {AGENT}", "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
+    line = one_line(err[1:])  # after the "agent started" progress line
+    assert code == 1 and "reset: 1 of 1 deletions failed (DELETE_FAILED" in line, line
+    (run_dir,) = (tmp_path / "runs" / "sf-create-lead").iterdir()
+    m = manifest(run_dir)
+    assert m["status"] == "intercepted" and "DELETE_FAILED" in m["environment"]["error"]
+    entry = next(o for o in json.loads(sf.pool_path.read_text())["orgs"] if o["alias"] == "pool1")
+    assert entry["lease"] is None and "DELETE_FAILED" in entry["dirty"]

@@ -36,7 +36,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.support.salesforce_soql import SoqlError, parse, parse_time
+from tests.support.salesforce_soql import SoqlError, parse
 
 FAKE_SF = Path(__file__).resolve().parent / "fake_sf.py"
 PREFIXES = {"Account": "001", "Contact": "003", "Lead": "00Q", "Opportunity": "006", "Task": "00T"}
