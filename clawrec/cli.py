@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="clawrec", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("clawrec: aborted", err=True)
+        click.echo("clawrec: interrupted", err=True)  # click turns Ctrl-C into Abort
         return 130
     except click.exceptions.ClickException as exc:
         click.echo(f"clawrec: {exc.format_message()}", err=True)
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     except ClawrecError as exc:
         click.echo(f"clawrec: {exc}", err=True)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a run has finalized its layers and manifest before this reaches us
+        click.echo("clawrec: interrupted", err=True)
         return 130
     except SystemExit as exc:  # click's --help / --version
         return int(exc.code or 0)

@@ -6,6 +6,9 @@ ClawrecError            base; exit code 1 (infrastructure failure)
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 
 class ClawrecError(Exception):
     """An expected failure with a message for the user; exit 1."""
@@ -17,3 +20,19 @@ class UsageError(ClawrecError):
     """Bad input from the user (file, field, flag); exit 2."""
 
     exit_code = 2
+
+
+def check_creatable(path: str | os.PathLike[str], what: str) -> None:
+    """Raise UsageError (naming `what`, e.g. `--out x`) if `path` cannot be created or written: its nearest
+    existing ancestor is a file, or a folder we may not write. Checked before any work, so a bad output path
+    never costs a run or leaves half-written files."""
+    p = Path(path).absolute()
+    if p.is_dir() and not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{what}: folder {p} is not writable")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"{what}: cannot create it: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise UsageError(f"{what}: cannot create it: folder {parent} is not writable")
+            return

@@ -8,8 +8,10 @@ file is refused (`RunDirError`). Every record keeps its 1-based line number so v
 from __future__ import annotations
 
 import json
+import types
+import typing
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Generic, Iterator, TypeVar
 
@@ -17,6 +19,32 @@ from recorder import records as R
 from evaluator.errors import RunDirError
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
+
+
+def _accepts(hint: Any) -> tuple[type, ...] | None:
+    """The runtime types a field's annotation allows (None: anything); an int is a valid float."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    out: list[type] = []
+    for arg in typing.get_args(hint) if union else (hint,):
+        if arg is Any:
+            return None
+        if arg is not type(None):
+            out += [typing.get_origin(arg) or arg] + ([int] if arg is float else [])
+    return tuple(out)
+
+
+@cache
+def field_types(cls: type) -> dict[str, tuple[type, ...] | None]:
+    """A record class's fields (but line/raw) and the types each accepts: a record value of another type (a
+    hand-edited or corrupt line) is dropped to the field's default instead of crashing a judge or the report."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: _accepts(hints[f.name]) for f in fields(cls) if f.name not in ("line", "raw")}
+
+
+def mistyped(cls: type, raw: dict[str, Any]) -> list[str]:
+    """Fields of `raw` whose value `cls.parse` drops because its type is wrong (for the run's problems)."""
+    return [k for k, ok in field_types(cls).items()
+            if raw.get(k) is not None and ok is not None and not isinstance(raw[k], ok)]
 
 
 @dataclass(frozen=True)
@@ -29,10 +57,8 @@ class Record:
 
     @classmethod
     def parse(cls, line: int, raw: dict[str, Any]):
-        known = {f.name for f in fields(cls)} - {"line", "raw"}
-        kwargs = {k: raw[k] for k in known if raw.get(k) is not None}  # null -> the field's default
-        if not isinstance(kwargs.get("t"), (int, float)):
-            kwargs.pop("t", None)
+        kwargs = {k: raw[k] for k, ok in field_types(cls).items()  # null or a wrong type -> the default
+                  if raw.get(k) is not None and (ok is None or isinstance(raw[k], ok))}
         return cls(line=line, raw=raw, **kwargs)
 
 
@@ -77,7 +103,7 @@ class HttpRecord(Record):
     resource_type: str | None = None
     response: dict[str, Any] | None = None
     timing: Any = None
-    intercepted: bool = False
+    intercepted: bool | str = False  # the recorder writes the decision ("blocked")
 
 
 @dataclass(frozen=True)
@@ -168,7 +194,7 @@ class RunDir:
                 if not isinstance(data, dict):
                     raise ValueError("not a JSON object")
                 self.manifest = data
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, OSError) as exc:
                 if not has_layers:
                     raise RunDirError(f"{mpath}: not a run directory (manifest unreadable: {exc})") from None
                 self.problems.append(f"{R.MANIFEST}: unreadable ({exc}); layers read without it")
@@ -224,9 +250,15 @@ class RunDir:
         p = self.path / file
         if not p.exists():
             return Layer(file, False, [], [], 0)
-        rows, bad, n = read_numbered(p)
+        try:
+            rows, bad, n = read_numbered(p)
+        except OSError as exc:  # a directory or an unreadable file where the layer should be
+            raise RunDirError(f"{p}: cannot read this layer ({exc.strerror or exc})") from None
         for b in bad:
             self.problems.append(f"{file}: line {b} is corrupt (skipped)")
+        for line, raw in rows:
+            if wrong := mistyped(cls, raw):
+                self.problems.append(f"{file}: line {line}: {', '.join(wrong)}: wrong type (ignored)")
         return Layer(file, True, [cls.parse(line, raw) for line, raw in rows], bad, n)
 
     @cached_property

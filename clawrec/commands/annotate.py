@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from clawrec.errors import UsageError
+from clawrec.errors import UsageError, check_creatable
 from interceptor.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
 from interceptor.spec import CATEGORIES
 from interceptor.spec_check import SpecError, load_spec
@@ -29,7 +29,8 @@ def _task_id(run_path: Path, manifest: dict) -> str:
 @click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Spec file to write (default: ID.yaml in the current folder; its name must be ID.yaml).")
-@click.option("--pick", type=int, help="Write the spec for candidate N of the list (default: the top one).")
+@click.option("--pick", type=click.IntRange(min=1),
+              help="Write the spec for candidate N of the list (default: the top one).")
 @click.option("--id", "spec_id", help="Spec id (default: the --out file's name, else the run's task id).")
 @click.option("--instruction", help="Task instruction (default: the run's task instruction).")
 @click.option("--equals", "equals", default="",
@@ -63,7 +64,7 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
         click.echo(describe(n, c))
     if list_only:
         return 0
-    n = pick or 1
+    n = 1 if pick is None else pick
     if not 1 <= n <= len(found):
         raise UsageError(f"--pick {n}: there are {len(found)} candidates (1-{len(found)})")
     if spec_id is None:
@@ -73,6 +74,7 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
         raise UsageError(f"--out {out}: a spec with id {spec_id!r} must be named {spec_id}.yaml")
     if out.exists() and not force:
         raise UsageError(f"{out}: already exists (use --force to overwrite)")
+    check_creatable(out, f"--out {out}")
     keys = tuple(k.strip() for k in equals.split(",") if k.strip())
     only = tuple(k.strip() for k in only_fields.split(",") if k.strip())
     try:
@@ -80,8 +82,11 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
                                                      category=category, fields=only))
     except AnnotateError as exc:
         raise UsageError(str(exc)) from None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dump_spec(spec, run, found[n - 1]), encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(dump_spec(spec, run, found[n - 1]), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
     try:
         load_spec(out)
     except SpecError as exc:  # a bug here, not the user's: say so, keep the file for inspection

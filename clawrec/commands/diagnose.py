@@ -108,11 +108,15 @@ def diagnose(run_dir: Path, reference: Path | None, spec_path: Path | None, show
     differences and the aligned steps; writes RUN/diagnosis.json."""
     try:
         run = RunDir(run_dir)
+        if (run.path / DIAGNOSIS).is_dir():
+            raise UsageError(f"{run.path / DIAGNOSIS}: is a folder; cannot write the diagnosis")
         spec, note = find_spec(run, spec_path)
         ref = resolve_reference(run, spec, reference)
         d = run_diagnosis(run, ref, spec)
     except EvaluatorError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{run_dir / DIAGNOSIS}: cannot write the diagnosis ({exc.strerror or exc})") from None
     if note:
         d.notes.append(note)
     render(Console(highlight=False, soft_wrap=True), d, show_all)

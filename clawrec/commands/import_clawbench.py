@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from clawrec.errors import ClawrecError, UsageError
+from clawrec.errors import ClawrecError, UsageError, check_creatable
 from interceptor.clawbench import Conversion, convert_task, dump_spec
 from interceptor.spec_check import SpecError, load_spec
 from interceptor.yaml_source import LineMap, Problem, read_yaml
@@ -76,6 +76,7 @@ def import_clawbench(ctx: click.Context, src: Path, out: Path) -> None:
     Existing OUT/<id>.yaml files are overwritten."""
     if not src.exists():
         raise UsageError(f"{src}: no such file or directory")
+    check_creatable(out, f"OUT {out}")
     tasks = find_tasks(src)
     if not tasks:
         raise UsageError(f"{src}: no task.json found")

@@ -7,13 +7,15 @@ is 1; if this process dies, even by SIGKILL, a watchdog kills the browser."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 from pathlib import Path
 
 import click
 
-from clawrec.errors import ClawrecError, UsageError
+from clawrec.errors import ClawrecError, UsageError, check_creatable
+from recorder.records import HAR, HTTP, INTERCEPTIONS
 
 
 @click.command("intercept")
@@ -39,12 +41,26 @@ def intercept(task: Path, browser_url: str, out_dir: Path, keep_browser: bool, p
             raise UsageError(f"{task}: uses {{sites.NAME}} placeholders; set CLAWREC_SITES to the line "
                              "`clawrec sites serve` prints")
         spec = expand_sites(spec, urls)
-    code = asyncio.run(_serve(spec, browser_url, out_dir, not pause_all, keep_browser))
+    check_creatable(out_dir, f"--out {out_dir}")
+    taken = [name for name in (INTERCEPTIONS, HTTP, HAR) if (out_dir / name).exists()]
+    if taken:  # appending a new session to a recorded one would corrupt it (two clocks in one file)
+        raise UsageError(f"--out {out_dir}: already holds {', '.join(taken)} (a recorded run?); choose a new folder")
+    created = not out_dir.exists()
+    code = asyncio.run(_serve(spec, browser_url, out_dir, not pause_all, keep_browser, created))
     if code:
         raise ClawrecError(code)
 
 
-async def _serve(spec, browser_url: str, out_dir: Path, narrow: bool, keep_browser: bool) -> str:
+def _remove_outputs(out_dir: Path, created: bool) -> None:
+    """After a failed attach: remove the (empty) files we just made, and the folder if we made it."""
+    for name in (INTERCEPTIONS, HTTP, HAR):
+        (out_dir / name).unlink(missing_ok=True)
+    if created:
+        with contextlib.suppress(OSError):
+            out_dir.rmdir()
+
+
+async def _serve(spec, browser_url: str, out_dir: Path, narrow: bool, keep_browser: bool, created: bool) -> str:
     from interceptor.core import Interceptor
 
     icpt = Interceptor(spec, out_dir, files=list(spec.files), narrow=narrow)
@@ -52,6 +68,7 @@ async def _serve(spec, browser_url: str, out_dir: Path, narrow: bool, keep_brows
         await icpt.attach(browser_url)
     except Exception as exc:  # unreachable endpoint, not a browser, refused CDP calls: one line, exit 1
         await icpt.close()
+        _remove_outputs(out_dir, created)  # nothing was recorded; --out was checked to hold none of these
         raise ClawrecError(f"cannot attach to the browser at {browser_url}: {type(exc).__name__}: {exc}") from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -97,10 +97,11 @@ class SpecSource:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="LLM verdict cache (default $CLAWREC_JUDGE_CACHE or ~/.cache/clawrec/judge).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the LLM verdict cache.")
-@click.option("--max-input-tokens", type=int, default=None,
+@click.option("--max-input-tokens", type=click.IntRange(min=1), default=None,
               help="LLM input-token budget per judged pair (the model must submit at 80 %).")
-@click.option("--max-retries", type=int, default=None, help="SDK retries on 408/429/5xx/529 before giving up.")
-@click.option("--temperature", type=float, default=None,
+@click.option("--max-retries", type=click.IntRange(min=0), default=None,
+              help="SDK retries on 408/429/5xx/529 before giving up.")
+@click.option("--temperature", type=click.FloatRange(0, 1), default=None,
               help="Send this sampling temperature (e.g. 0) with anthropic-version 2023-06-01; the current API "
                    "version rejects any temperature, so by default none is sent.")
 def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec_path: Path | None,
@@ -121,7 +122,9 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
     try:
         runs = [RunDir(path)]
         batch = False
-    except RunDirError:
+    except RunDirError as exc:
+        if (path / R.MANIFEST).exists():  # a run whose manifest is unreadable, not a folder of runs
+            raise UsageError(str(exc)) from None
         found = find_runs(path)
         if not found:
             raise UsageError(f"{path}: not a run directory, and no run directories below it") from None
@@ -141,7 +144,18 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
             spec = specs.for_run(run, notes)
             if batch and spec is not None and spec.reference and spec.reference.resolve() == run.path.resolve():
                 continue  # a reference run is not judged against itself
-            v = judge_run(run, spec, reference, kind, cfg, notes)
+            if spec is None and reference is None:  # a PASS against nothing would be a lie
+                why = next((p.split(";")[0] for p in run.problems if p.startswith(R.MANIFEST)),
+                           next((n for n in notes if "not found" in n), f"{R.MANIFEST} names no spec"))
+                raise UsageError(f"{run.path}: nothing to judge against ({why}): no spec and no reference run; "
+                                 "pass --spec or --reference")
+            if (run.path / R.VERDICT).is_dir():
+                raise UsageError(f"{run.path / R.VERDICT}: is a folder; cannot write the verdict")
+            try:
+                v = judge_run(run, spec, reference, kind, cfg, notes)
+            except OSError as exc:  # verdict.json or the cache cannot be written (read-only folder, full disk)
+                raise UsageError(f"{exc.filename2 or exc.filename or run.path}: cannot write "
+                                 f"({exc.strerror or exc})") from None
         except (EvaluatorError, UsageError) as exc:
             if not batch:
                 if isinstance(exc, ClawrecError):

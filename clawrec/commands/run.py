@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from clawrec.errors import ClawrecError
+from clawrec.errors import ClawrecError, UsageError, check_creatable
 from clawrec.pipeline import RunRequest, run as run_task
+
+
+def _finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """click's FloatRange lets nan and inf through; a limit must be a real number of seconds."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number of seconds", param=param)
+    return value
+
+
+def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) -> None:
+    """Bad output folders and a --reference that is not a run are found before a browser starts."""
+    from evaluator.errors import RunDirError
+    from evaluator.rundir import RunDir
+
+    if run_dir is not None:
+        check_creatable(run_dir, f"--run-dir {run_dir}")
+    else:
+        check_creatable(runs_dir, f"--runs-dir {runs_dir}")
+    if reference is not None:
+        try:
+            RunDir(reference)
+        except RunDirError as exc:
+            raise UsageError(f"--reference: {exc}") from None
 
 
 @click.command("run")
@@ -29,9 +53,10 @@ from clawrec.pipeline import RunRequest, run as run_task
 @click.option("--agent-cmd", help="The program of agent `command` (a shell command line).")
 @click.option("--from", "replay_from", type=click.Path(file_okay=False, path_type=Path),
               help="The recorded run agent `replay` re-enacts.")
-@click.option("--grace", type=float, default=0.5, show_default=True,
+@click.option("--grace", type=click.FloatRange(min=0), default=0.5, show_default=True, callback=_finite,
               help="Seconds the agent may go on after the terminal request is caught.")
-@click.option("--time-limit", type=float, help="Seconds before the run stops (default: the spec's limits.time_s).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), callback=_finite,
+              help="Seconds before the run stops (default: the spec's limits.time_s).")
 @click.option("--serve-sites", is_flag=True,
               help="Serve the local demo sites for this run and fill the spec's {sites.NAME} placeholders "
                    "(or set CLAWREC_SITES to the JSON line `clawrec sites serve` prints).")
@@ -44,6 +69,7 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
     Exit 0 when the run finished (whatever the agent achieved), 2 on bad input, 1 when the infrastructure failed.
     The last line printed is the run directory.
     """
+    check_paths(run_dir, runs_dir, reference)
     req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from clawrec.errors import UsageError
+from clawrec.errors import UsageError, check_creatable
 
 
 @click.group("sites")
@@ -33,6 +33,8 @@ def serve(log_path: Path | None, frozen_time: str | None) -> None:
         parse_frozen(os.environ[FROZEN_ENV]) if os.environ.get(FROZEN_ENV) and not frozen_time else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if log_path is not None:
+        check_creatable(log_path, f"--log {log_path}")
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:

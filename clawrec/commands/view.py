@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from clawrec.errors import UsageError
+from clawrec.errors import UsageError, check_creatable
 from evaluator.errors import EvaluatorError
 from evaluator.report import write_report
+from recorder.records import REPORT
 
 
 @click.command("view")
@@ -19,11 +20,16 @@ def view(run_dir: Path, out: Path | None) -> int:
     """Render RUN as one HTML page: manifest summary, verdict (verdict.json), diagnosis (diagnosis.json), the
     video, and a timeline of the five layers on the run clock (actions, screenshot thumbnails, HTTP requests with
     the caught one highlighted, agent messages). Page-derived text is escaped. Prints the file written."""
+    target = out if out is not None else run_dir / REPORT
+    if out is not None:
+        check_creatable(out, f"--out {out}")
+    elif target.is_dir():
+        raise UsageError(f"{target}: is a folder; cannot write the report there")
     try:
         path = write_report(run_dir, out)
     except EvaluatorError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"{out or run_dir}: cannot write the report ({exc.strerror})") from None
+        raise UsageError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
     click.echo(str(path))
     return 0
