@@ -11,6 +11,7 @@ URL's one-time part and the token are secrets: they go to the Interceptor's `sec
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets as _secrets
 from pathlib import Path
@@ -25,6 +26,25 @@ from clawrec.environments.sf_rest import SalesforceRest
 from clawrec.environments.sf_state import Checkpoint, SeedPlan, ensure_seeded, reset, soql_time
 
 DEFAULT_API_VERSION = "62.0"
+DNS_WAIT = 600.0  # seconds a newly created org's domain may take to resolve
+
+
+async def wait_resolvable(url: str, timeout: float, every: float = 5.0, resolve: Any = None) -> None:
+    """Until the URL's host resolves (bounded); EnvironmentFailed after `timeout` seconds. `resolve(host, port)`:
+    the resolver (default the loop's getaddrinfo)."""
+    host = urlsplit(url).hostname or ""
+    loop = asyncio.get_running_loop()
+    resolve = resolve or loop.getaddrinfo
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            await resolve(host, None)
+            return
+        except OSError as exc:
+            if loop.time() >= deadline:
+                raise EnvironmentFailed(f"salesforce-scratch: the new org's domain {host} did not resolve within "
+                                        f"{timeout:g} s ({exc})") from None
+            await asyncio.sleep(every)
 
 
 def load_plan_file(base: Path, name: str, spec_path: Any) -> list[dict[str, Any]]:
@@ -78,6 +98,7 @@ class ScratchOrgEnvironment:
         self.holder = ""
         self.rest: SalesforceRest | None = None
         self.ckpt: Checkpoint | None = None
+        self.created = False
 
     @property
     def target(self) -> str:
@@ -104,6 +125,7 @@ class ScratchOrgEnvironment:
             username = sf_cli.need(made, "username", "sf org create scratch")
             self.org = self.pool.add_leased({"username": username, "alias": alias, "pool": self.pool_name,
                                              "org_id": made.get("orgId"), "created_by": "clawrec"}, run_id)
+            self.created = True
         if self.org is None:
             raise EnvironmentFailed(f"salesforce-scratch: no free org in pool '{self.pool_name}' "
                                     f"({self.pool.summary(self.pool_name)}) in {self.pool.path}; add orgs or "
@@ -113,6 +135,8 @@ class ScratchOrgEnvironment:
     async def _prepare_leased(self) -> Prepared:
         display = await sf_cli.org_display(self.target)
         instance = sf_cli.need(display, "instanceUrl", "sf org display").rstrip("/")
+        if self.created:  # a new org's My Domain takes a while to resolve
+            await wait_resolvable(instance, DNS_WAIT)
         token = await sf_cli.access_token(self.target)
         self.rest = SalesforceRest(instance, token, self.api_version,
                                    refresh=lambda: sf_cli.access_token(self.target))

@@ -58,3 +58,21 @@ def test_plan_file_seeds_like_the_inline_seed(sf, tmp_path):
     assert prepared.info["seed_created"] == 2
     assert data["Account"][ids["AcmeRef"]]["Name"] == "Acme Analytical Engines"
     assert data["Contact"][ids["BabbageRef"]]["AccountId"] == ids["AcmeRef"]
+
+
+def test_a_domain_that_never_resolves_is_one_line():
+    import pytest
+
+    from clawrec.environments import EnvironmentFailed
+    from clawrec.environments.salesforce import wait_resolvable
+
+    asked: list[str] = []
+
+    async def nxdomain(host, port):  # a resolver answering "not found" (no DNS traffic leaves the machine)
+        asked.append(host)
+        raise OSError(-2, "Name or service not known")
+
+    asyncio.run(wait_resolvable("http://127.0.0.1:9/", 1))
+    with pytest.raises(EnvironmentFailed, match=r"domain new-org\.my\.salesforce\.com did not resolve within 0\.3 s"):
+        asyncio.run(wait_resolvable("https://new-org.my.salesforce.com/", 0.3, every=0.1, resolve=nxdomain))
+    assert len(asked) >= 2 and set(asked) == {"new-org.my.salesforce.com"}
