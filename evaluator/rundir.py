@@ -19,6 +19,15 @@ from recorder import records as R
 from evaluator.errors import RunDirError
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
+NUMBER = (int, float)
+# Manifest fields the evaluator reads, with their types; a value of another type (a hand-edited manifest) is left
+# out of `RunDir.manifest` and named in `problems`, so no judge or report trips over it.
+MANIFEST_TYPES: dict[str, type | tuple[type, ...]] = {
+    "id": str, "task_id": str, "spec_path": str, "spec_sha256": str, "status": str, "stop_reason": str, "stop": str,
+    "agent": (str, dict), "task": dict, "sites": dict, "flags": dict, "versions": dict, "layers": dict, "t0": NUMBER,
+    "t0_iso": str, "duration": NUMBER, "video_start_t": NUMBER}
+TASK_TYPES: dict[str, type] = {"id": str, "spec": str, "spec_path": str, "path": str, "spec_sha256": str,
+                               "sha256": str, "start_url": str}
 
 
 def _accepts(hint: Any) -> tuple[type, ...] | None:
@@ -193,7 +202,7 @@ class RunDir:
                 data = json.loads(mpath.read_text(encoding="utf-8"))
                 if not isinstance(data, dict):
                     raise ValueError("not a JSON object")
-                self.manifest = data
+                self.manifest = self._checked(data)
             except (ValueError, UnicodeDecodeError, OSError) as exc:
                 if not has_layers:
                     raise RunDirError(f"{mpath}: not a run directory (manifest unreadable: {exc})") from None
@@ -205,6 +214,20 @@ class RunDir:
 
     def __repr__(self) -> str:
         return f"RunDir({str(self.path)!r})"
+
+    def _checked(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The manifest without the fields whose type is wrong (each named in `problems`)."""
+        def wrong(d: dict[str, Any], table: dict[str, Any]) -> list[str]:
+            return [k for k, t in table.items() if d.get(k) is not None and not isinstance(d[k], t)]
+
+        bad = wrong(data, MANIFEST_TYPES)
+        data = {k: v for k, v in data.items() if k not in bad}
+        if isinstance(data.get("task"), dict) and (task_bad := wrong(data["task"], TASK_TYPES)):
+            data["task"] = {k: v for k, v in data["task"].items() if k not in task_bad}
+            bad += [f"task.{k}" for k in task_bad]
+        if bad:
+            self.problems.append(f"{R.MANIFEST}: {', '.join(bad)}: wrong type (ignored)")
+        return data
 
     # --- manifest -----------------------------------------------------------------------------------------------
     def _task(self) -> dict[str, Any]:

@@ -93,6 +93,21 @@ def insert_line(rel: str, data: bytes, at: int) -> Callable[[Path], None]:
     return setup
 
 
+def manifest_with(**fields: object) -> Callable[[Path], None]:
+    """The run's manifest with some fields replaced (dotted: task.spec)."""
+    def setup(root: Path) -> None:
+        p = root / RUN / "manifest.json"
+        m = json.loads(p.read_text())
+        for key, value in fields.items():
+            *parents, last = key.split("__")
+            target = m
+            for k in parents:
+                target = target[k]
+            target[last] = value
+        p.write_text(json.dumps(m))
+    return setup
+
+
 def both(*setups: Callable[[Path], None]) -> Callable[[Path], None]:
     def setup(root: Path) -> None:
         for s in setups:
@@ -210,6 +225,10 @@ CASES = [
          setup=write(f"{RUN}/manifest.json", "[1]")),
     Case("judge-manifest-is-a-folder", ["judge", RUN], ["manifest.json: unreadable"],
          setup=folder(f"{RUN}/manifest.json")),
+    Case("judge-manifest-spec-wrong-type", ["judge", RUN], [RUN, "manifest.json: task.spec: wrong type", "--spec"],
+         setup=manifest_with(task__spec=5)),
+    Case("diagnose-manifest-spec-wrong-type", ["diagnose", RUN], [RUN, "no reference run"],
+         setup=manifest_with(task__spec=["a"])),
     *[Case(f"judge-layer-is-a-folder-{layer.split('/')[-1]}", ["judge", RUN], [f"{RUN}/{layer}", "cannot read"],
            setup=folder(f"{RUN}/{layer}")) for layer in LAYERS],
     Case("judge-verdict-is-a-folder", ["judge", RUN], [f"{RUN}/verdict.json", "folder"],
@@ -265,9 +284,10 @@ CASES = [
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    """A copy of the travel runs and their specs (the spec's `reference: ../travel/reference` resolves)."""
-    for part in ("travel", "specs"):
-        shutil.copytree(REAL / part, tmp_path / "real" / part)
+    """A copy of one travel run, its reference and the specs (the spec's `reference: ../travel/reference`
+    resolves); small, because every case hashes the whole tree twice."""
+    for part in (RUN, REF, "real/specs"):
+        shutil.copytree(REAL.parent / part, tmp_path / part)
     return tmp_path
 
 
@@ -330,6 +350,18 @@ def test_tolerated_damage_is_noted_and_recordings_stay(name, args, layer, line, 
     assert recorded(run) == before
     written = {"judge": "verdict.json", "view": "report.html", "diagnose": "diagnosis.json"}[args[0]]
     assert (run / written).stat().st_size > 0
+
+
+def test_wrong_typed_manifest_fields_are_noted_and_ignored(root: Path):
+    manifest_with(duration="x", status=5, sites=["x"], task__id=7)(root)
+    run = root / RUN
+    before = recorded(run)
+    out = clawrec(["view", RUN], root)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    out = clawrec(["judge", RUN], root)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "note: manifest.json: status, sites, duration, task.id: wrong type (ignored)" in out.stderr
+    assert recorded(run) == before
 
 
 def test_unreadable_verdict_and_diagnosis_still_render(root: Path):
