@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -171,6 +172,8 @@ CASES = [
          setup=write("f", "x")),
     Case("sites-log-is-a-folder", ["sites", "serve", "--log", "d"], ["--log", "'d' is a directory"],
          setup=folder("d")),
+    Case("sites-log-is-a-recorded-layer", ["sites", "serve", "--log", f"{RUN}/http.jsonl"],
+         [f"--log {RUN}/http.jsonl", "recorded layer"]),
     # intercept
     Case("intercept-missing-spec", ["intercept", "nope.yaml", "--browser", "http://127.0.0.1:9", "--out", "o"],
          ["nope.yaml", "path"]),
@@ -261,6 +264,8 @@ CASES = [
     Case("view-not-a-run", ["view", "d"], ["d: not a run directory"], setup=folder("d")),
     Case("view-out-under-a-file", ["view", RUN, "--out", "f/r.html"], ["--out f/r.html", "is a file"],
          setup=write("f", "x")),
+    Case("view-out-is-a-recorded-file", ["view", RUN, "--out", f"{RUN}/manifest.json"],
+         [f"--out {RUN}/manifest.json", "not an HTML page"]),
     Case("view-report-is-a-folder", ["view", RUN], [f"{RUN}/report.html", "folder"],
          setup=folder(f"{RUN}/report.html")),
     Case("view-corrupt-line", ["view", RUN], [f"{RUN}/actions.jsonl:2", "corrupt"],
@@ -389,6 +394,11 @@ def test_ctrl_c_during_run_finalizes_and_keeps_the_run_dir(root: Path):
     try:
         started = proc.stderr.readline()  # the pipeline prints this once the agent runs
         assert "agent started" in started, started + proc.stderr.read()
+        actions = root / "out" / "actions.jsonl"
+        deadline = time.monotonic() + 60  # Ctrl-C once the start page is recorded: a run with something in it
+        while not (actions.exists() and actions.read_text().strip()):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=90)
     finally:
@@ -403,4 +413,5 @@ def test_ctrl_c_during_run_finalizes_and_keeps_the_run_dir(root: Path):
     assert (manifest["status"], manifest["stop_reason"]) == ("crashed", "interrupted")
     for name in ("http.jsonl", "actions.jsonl", "interceptions.jsonl", "agent.jsonl", "task.json"):
         assert (run_dir / name).is_file(), name
+    assert json.loads((run_dir / "actions.jsonl").read_text().splitlines()[0])["type"]  # kept, not truncated
     assert {k: v for k, v in tree(root).items() if not k.startswith("out")} == inputs

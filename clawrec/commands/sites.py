@@ -11,6 +11,9 @@ from pathlib import Path
 import click
 
 from clawrec.errors import UsageError, check_creatable
+from recorder import records as R
+
+RECORDED = {R.MANIFEST, R.HTTP, R.HAR, R.INTERCEPTIONS, R.AGENT, R.ACTIONS, R.VERDICT}
 
 
 @click.group("sites")
@@ -35,6 +38,9 @@ def serve(log_path: Path | None, frozen_time: str | None) -> None:
         raise UsageError(str(exc)) from None
     if log_path is not None:
         check_creatable(log_path, f"--log {log_path}")
+        if log_path.name in RECORDED and (log_path.parent / R.MANIFEST).exists():
+            raise UsageError(f"--log {log_path}: is a recorded layer of a run; the sites' log would be appended "
+                             "to it (choose another file)")
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:

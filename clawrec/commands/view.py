@@ -23,6 +23,8 @@ def view(run_dir: Path, out: Path | None) -> int:
     target = out if out is not None else run_dir / REPORT
     if out is not None:
         check_creatable(out, f"--out {out}")
+        if out.is_file() and out.suffix.lower() not in (".html", ".htm"):  # e.g. a typo naming a recorded file
+            raise UsageError(f"--out {out}: exists and is not an HTML page; refusing to overwrite it")
     elif target.is_dir():
         raise UsageError(f"{target}: is a folder; cannot write the report there")
     try:
