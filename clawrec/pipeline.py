@@ -189,7 +189,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=req.agent, headless=req.headless,
-                    video=video, clock=clock, display=run_display(req),
+                    video=video, clock=clock, display=run_display(req), secrets=list(prepared.secrets),
                     flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from")})
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)

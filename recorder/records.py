@@ -71,6 +71,7 @@ class JsonlWriter:
         self.clock = clock
         self.fsync = fsync
         self.count = 0
+        self.secrets: list[str] = []  # values replaced by [redacted] in every line (tokens, single-use URLs)
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
 
@@ -80,6 +81,9 @@ class JsonlWriter:
         if self.clock is not None and "t" not in record:
             record = {"t": self.clock.now(), **record}
         line = dumps_line(record)
+        for secret in self.secrets:
+            if secret in line:
+                line = line.replace(secret, "[redacted]")
         with self._lock:
             if self._fh.closed:
                 raise ValueError(f"{self.path} is closed")

@@ -62,6 +62,7 @@ class Screenshotter:
         self.cdp = CDPClient(ws_url)
         self.action_seq = action_seq
         self.index: JsonlWriter | None = None
+        self.secrets: list[str] = []  # replaced by [redacted] in screenshots.jsonl (the page URL may hold one)
         self.pages: dict[str, str] = {}      # CDP targetId -> url (pages only)
         self.active: str | None = None       # last page that was switched to or acted in
         self.sessions: dict[str, str] = {}  # targetId -> sessionId on our connection
@@ -82,6 +83,7 @@ class Screenshotter:
     async def start(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index = JsonlWriter(self.run_dir / SCREENSHOTS_INDEX, self.clock)
+        self.index.secrets = self.secrets
         await self.cdp.connect()
         self.cdp.on("Target.targetCreated", self._on_target)
         self.cdp.on("Target.targetInfoChanged", self._on_target)

@@ -63,14 +63,17 @@ class Recording:
                  headless: bool = False, video: bool = True, screenshots: bool = True, clock: RunClock | None = None,
                  fps: int = 10, window_size: tuple[int, int] = (1280, 800), run_id: str | None = None,
                  extra_flags: list[str] | None = None, flags: dict[str, Any] | None = None,
-                 ready_timeout: float = 15.0, handle_signals: bool = True, display: str | None = None) -> None:
+                 ready_timeout: float = 15.0, handle_signals: bool = True, display: str | None = None,
+                 secrets: list[str] | tuple[str, ...] = ()) -> None:
         """`display`: an existing X display (":0") to open the browser on, e.g. for a person at the browser; the
-        video grabs it and it is left running at finalize. None: a private Xvfb per run."""
+        video grabs it and it is left running at finalize. None: a private Xvfb per run. `secrets`: values (a
+        single-use login URL, a token) replaced by `[redacted]` in actions, agent and screenshot records."""
         if headless and video:
             raise ValueError("video needs a display: use headless=False, or video=False for a headless run")
         if headless and display:
             raise ValueError("a headless run has no display: drop display= or headless=True")
         self.display_name = display
+        self._extra_secrets = [x for x in secrets if x and len(x) >= 3]
         self.run_dir = Path(run_dir)
         self.clock = clock or RunClock()
         self.headless, self.video_on, self.screenshots_on = headless, video, screenshots
@@ -116,7 +119,7 @@ class Recording:
     @property
     def secrets(self) -> list[str]:
         """Values that must never reach a run file (the channel token): the Interceptor's `secrets`."""
-        return [self.channel.token] if self.channel is not None else []
+        return ([self.channel.token] if self.channel is not None else []) + self._extra_secrets
 
     @property
     def agent_log_path(self) -> Path:
@@ -185,6 +188,7 @@ class Recording:
         self.agent_log.start()
         self.channel = ActionChannel(self.actions, self.clock, on_action=self._on_action)
         await self.channel.start()
+        self.actions.secrets = self.agent_log.writer.secrets = self.secrets
         ext = self._tmp / "extension"
         if not (EXTENSION_DIR / "manifest.json").exists():
             raise RecordingError(f"extension not found at {EXTENSION_DIR} (set CLAWREC_EXTENSION_DIR)")
@@ -207,6 +211,7 @@ class Recording:
             self.screens = Screenshotter(self.run_dir, self.clock, self.browser.ws_url,
                                          action_seq=self.channel.seq_of)
             waits.append(self.screens.start())
+            self.screens.secrets = self.secrets
         try:
             await asyncio.wait_for(asyncio.gather(*waits), self.ready_timeout)
         except asyncio.TimeoutError:
