@@ -4,6 +4,7 @@ imported only when invoked, so `clawrec --help` stays fast and one broken featur
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 
 import click
@@ -59,22 +60,29 @@ def cli() -> None:
     """clawrec: run browser agents on real sites; block only the final submission; record and judge."""
 
 
+def _interrupted() -> int:
+    """Ctrl-C: a run has finalized its layers and manifest before this point. Tasks cancelled half-way (e.g. the
+    recorder's start) may still be garbage-collected with an unretrieved CancelledError, which asyncio would log
+    as a traceback at exit: noise for a user who pressed Ctrl-C, so that logger is silenced from here on."""
+    logging.getLogger("asyncio").disabled = True
+    click.echo("clawrec: interrupted", err=True)
+    return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: expected failures become one line `clawrec: …` and an exit code, never a traceback."""
     try:
         rv = cli.main(args=argv, prog_name="clawrec", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("clawrec: interrupted", err=True)  # click turns Ctrl-C into Abort
-        return 130
+        return _interrupted()  # click turns Ctrl-C into Abort
     except click.exceptions.ClickException as exc:
         click.echo(f"clawrec: {exc.format_message()}", err=True)
         return 2
     except ClawrecError as exc:
         click.echo(f"clawrec: {exc}", err=True)
         return exc.exit_code
-    except KeyboardInterrupt:  # a run has finalized its layers and manifest before this reaches us
-        click.echo("clawrec: interrupted", err=True)
-        return 130
+    except KeyboardInterrupt:
+        return _interrupted()
     except SystemExit as exc:  # click's --help / --version
         return int(exc.code or 0)
     return rv if isinstance(rv, int) else 0
