@@ -1,8 +1,10 @@
 """A typed, read-only view of one run directory (DESIGN.md "The run directory"), for the judges.
 
 Tolerant by design: a run that crashed may lack files or end in a cut line, so a corrupt JSONL line is recorded in
-`problems` (file and line number) and skipped, never fatal. Only a directory with neither a manifest nor any layer
-file is refused (`RunDirError`). Every record keeps its 1-based line number so verdicts can point at evidence.
+`problems` (file and line number) and skipped, never fatal; a record or manifest field of the wrong type (a
+hand-edited file) falls back to its default, also noted in `problems`. Refused (`RunDirError`): a directory with
+neither a manifest nor any layer file, and a layer that cannot be read (a folder in its place). Every record keeps
+its 1-based line number so verdicts can point at evidence.
 """
 
 from __future__ import annotations

@@ -433,3 +433,20 @@ def test_ctrl_c_while_the_recorder_starts_keeps_a_manifest(root: Path):
     assert "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "clawrec: interrupted", err
     assert json.loads((root / "out" / "manifest.json").read_text())["status"] == "crashed"
+
+
+def test_batch_judge_names_each_bad_run_and_judges_the_rest(root: Path):
+    """A folder of runs with one unjudgeable run: its one line names the run and why, the others are judged,
+    exit 1, and no recording changes."""
+    shutil.copytree(REAL / "travel/r04-wrong-name", root / "real/travel/r04-wrong-name")
+    manifest_with(task__spec=5)(root)
+    runs = root / "real/travel"
+    before = {d.name: recorded(d) for d in runs.iterdir()}
+    out = clawrec(["judge", "real/travel"], root)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    errors = [line for line in out.stderr.splitlines() if line.startswith("clawrec:")]
+    assert errors == [f"clawrec: {RUN}: nothing to judge against (manifest.json: task.spec: wrong type (ignored)): "
+                      "no spec and no reference run; pass --spec or --reference"], out.stderr
+    assert "real/travel/r04-wrong-name: FAIL" in out.stdout and "1 not judged" in out.stdout
+    assert not (root / RUN / "verdict.json").exists() and not (runs / "reference/verdict.json").exists()
+    assert {d.name: recorded(d) for d in runs.iterdir()} == before

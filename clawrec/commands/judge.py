@@ -163,7 +163,8 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
                 raise (UsageError if isinstance(exc, (RunDirError, VerdictError)) else ClawrecError)(
                     str(exc)) from None
             counts["error"] += 1
-            click.echo(f"clawrec: {run.path}: {exc}", err=True)
+            msg = str(exc)
+            click.echo(f"clawrec: {msg if msg.startswith(str(run.path)) else f'{run.path}: {msg}'}", err=True)
             continue
         counts[v.verdict] += 1
         click.echo(f"{run.path}: {v.one_line()}")
