@@ -4,7 +4,6 @@ imported only when invoked, so `clawrec --help` stays fast and one broken featur
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 
 import click
@@ -61,10 +60,7 @@ def cli() -> None:
 
 
 def _interrupted() -> int:
-    """Ctrl-C: a run has finalized its layers and manifest before this point. Tasks cancelled half-way (e.g. the
-    recorder's start) may still be garbage-collected with an unretrieved CancelledError, which asyncio would log
-    as a traceback at exit: noise for a user who pressed Ctrl-C, so that logger is silenced from here on."""
-    logging.getLogger("asyncio").disabled = True
+    """Ctrl-C outside a run's own handling (a run finalizes its layers and manifest, and says so, itself)."""
     click.echo("clawrec: interrupted", err=True)
     return 130
 

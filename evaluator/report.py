@@ -82,7 +82,10 @@ class Report:
         except (ValueError, UnicodeDecodeError) as exc:
             self.notes.append(f"{name}: unreadable ({exc})")
             return None
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            self.notes.append(f"{name}: unreadable (not a JSON object)")
+            return None
+        return data
 
     # --- sections ----------------------------------------------------------------------------------------------
     def summary(self) -> str:
@@ -100,7 +103,9 @@ class Report:
     def verdict(self) -> str:
         v = self._json(R.VERDICT)
         if v is None:
-            return "<section><h2>Verdict</h2><p class=muted>not judged (no verdict.json)</p></section>"
+            why = "verdict.json is unreadable (see Notes)" if (self.run.path / R.VERDICT).exists() else \
+                "not judged (no verdict.json)"
+            return f"<section><h2>Verdict</h2><p class=muted>{why}</p></section>"
         verdict = str(v.get("verdict"))
         cls = verdict if verdict in ("PASS", "FAIL") else ""
         rows = "".join(
@@ -212,13 +217,15 @@ class Report:
     def render(self) -> str:
         title = f"clawrec run {self.run.run_id}"
         events = self.events()
+        # The sections first: reading verdict.json and diagnosis.json adds their notes (unreadable, wrong type).
+        sections = f"{self.summary()}{self.verdict()}{self.diagnosis()}{self.video()}{self.timeline(events)}"
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
         return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
                 "<meta http-equiv=Content-Security-Policy content=\"default-src 'self'; img-src 'self' data:; "
                 "media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
                 f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
                 f"<header><h1>{esc(title)}</h1><div>{esc(self.run.task_id)} · {esc(self.run.status)}</div></header>"
-                f"<main>{self.summary()}{self.verdict()}{self.diagnosis()}{self.video()}{self.timeline(events)}"
+                f"<main>{sections}"
                 + (f"<section><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "")
                 + f"</main><script>{SCRIPT}</script></body></html>")
 

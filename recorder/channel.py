@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
 from recorder.records import JsonlWriter, RunClock
 
@@ -55,6 +56,14 @@ def twins(snap: dict, live: dict) -> bool:
         return True
     gap = live.get("t_event", live["t"]) - snap.get("t_event", snap["t"])  # own times, not a late record's place
     return gap <= (PENDING_TWIN_S if snap.get("pending") else TWIN_EPS_S)
+
+
+async def _reply(ws: ServerConnection, msg: dict) -> None:
+    """Send a reply unless the client is gone (the connection closed between its message and this reply)."""
+    try:
+        await ws.send(json.dumps(msg))
+    except ConnectionClosed:
+        pass
 
 
 @dataclass
@@ -105,32 +114,45 @@ class ActionChannel:
         return isinstance(token, str) and hmac.compare_digest(token.encode(), self.token.encode())
 
     async def _handle(self, ws: ServerConnection) -> None:
+        """One client. A client that goes away (the browser closed or killed, even while a reply is being sent)
+        ends the connection quietly: what it sent is written, and the worker re-sends any batch it has no ack for
+        (recognised by its number), so a lost reply loses nothing."""
         self.stats["connections"] += 1
         authed = False
-        async for raw in ws:
-            self._last_message = asyncio.get_running_loop().time()
-            try:
-                msg = json.loads(raw)
-                if not isinstance(msg, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                self.stats["rejected"] += 1
-                continue
-            if not self._token_ok(msg):
-                self.stats["rejected"] += 1
-                await ws.close(4401, "bad token")
-                return
-            kind = msg.get("type")
-            if kind == "hello":
-                authed = True
-                self.stats["authenticated"] += 1
-                self.connected.set()
-                await ws.send(json.dumps({"type": "welcome"}))
-            elif kind == "events" and authed:
-                self._write_batch(msg)
-                await ws.send(json.dumps({"type": "ack", "batch": msg.get("batch")}))
-            elif kind != "ping":
-                self.stats["rejected"] += 1
+        try:
+            async for raw in ws:
+                authed = await self._message(ws, raw, authed)
+                if authed is None:
+                    return
+        except ConnectionClosed:  # closed without a close frame: a network failure, a killed browser
+            pass
+
+    async def _message(self, ws: ServerConnection, raw: str | bytes, authed: bool) -> bool | None:
+        """Handle one message; returns whether the client is authenticated (None: connection closed here)."""
+        self._last_message = asyncio.get_running_loop().time()
+        try:
+            msg = json.loads(raw)
+            if not isinstance(msg, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            self.stats["rejected"] += 1
+            return authed
+        if not self._token_ok(msg):
+            self.stats["rejected"] += 1
+            await ws.close(4401, "bad token")
+            return None
+        kind = msg.get("type")
+        if kind == "hello":
+            authed = True
+            self.stats["authenticated"] += 1
+            self.connected.set()
+            await _reply(ws, {"type": "welcome"})
+        elif kind == "events" and authed:
+            self._write_batch(msg)
+            await _reply(ws, {"type": "ack", "batch": msg.get("batch")})
+        elif kind != "ping":
+            self.stats["rejected"] += 1
+        return authed
 
     def _write_batch(self, msg: dict) -> None:
         client = str(msg.get("client", ""))

@@ -105,6 +105,7 @@ class Recording:
         self._old_handlers: dict[int, Any] = {}
         self._done = False
         self._hello_task: asyncio.Task | None = None
+        self.interrupt_reason = "interrupted"  # the stop reason if start() is cancelled (the caller may name why)
         self.extension_id = ""  # chrome-extension://<id>/ is the recorder's own traffic (its channel socket)
         self._lock = threading.Lock()
 
@@ -135,7 +136,8 @@ class Recording:
         try:
             await self._start_layers()
         except BaseException as exc:
-            await self.finalize("crashed", f"recorder start failed: {exc}")
+            interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
+            await self.finalize("crashed", self.interrupt_reason if interrupted else f"recorder start failed: {exc}")
             raise
         self.ready_t = self.clock.now()
         self.base["ready_t"] = self.ready_t
@@ -212,8 +214,12 @@ class Recording:
                                          action_seq=self.channel.seq_of)
             waits.append(self.screens.start())
             self.screens.secrets = self.secrets
+        ready = asyncio.gather(*waits)
+        # A cancelled start (Ctrl-C) leaves the gather holding a CancelledError nobody awaits: retrieved here, or
+        # asyncio logs it as "exception was never retrieved" when it is garbage-collected.
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            await asyncio.wait_for(asyncio.gather(*waits), self.ready_timeout)
+            await asyncio.wait_for(ready, self.ready_timeout)
         except asyncio.TimeoutError:
             raise RecordingError(f"the browser or ffmpeg was not ready within {self.ready_timeout:.0f}s") from None
         if self.screens is not None:
