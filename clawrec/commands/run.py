@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from clawrec.errors import ClawrecError, UsageError, check_creatable
-from clawrec.pipeline import RunRequest, run as run_task
+from clawrec.pipeline import RunRequest, RunStopped, run as run_task
 
 
 def _finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -74,7 +74,11 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
                      judge=not no_judge, display=display)
-    outcome = run_task(req)
+    try:
+        outcome = run_task(req)
+    except RunStopped as exc:  # Ctrl-C, SIGTERM, SIGHUP: the run is finalized; its folder is still the last line
+        click.echo(str(exc.run_dir))
+        raise
     n = len(outcome.catches)
     click.echo(f"status: {outcome.status} ({outcome.stop_reason})" + (f"; {n} request(s) caught" if n else ""))
     if outcome.verdict:

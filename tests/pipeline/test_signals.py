@@ -23,6 +23,11 @@ from websockets.uri import parse_uri
 
 from recorder.channel import ActionChannel
 from recorder.records import JsonlWriter, RunClock, read_jsonl
+from tests.pipeline.helpers import REPO
+from tests.pipeline.tinysite import TinySite, write_spec
+
+LAYERS = ("http.jsonl", "http.har", "actions.jsonl", "interceptions.jsonl", "agent.jsonl", "task.json",
+          "screenshots/screenshots.jsonl")
 
 
 # --- the action channel: a client that is gone before its ack is sent ------------------------------------------
@@ -104,3 +109,76 @@ def test_start_cancelled_while_waiting_for_the_browser_says_interrupted_and_leav
     assert rec.browser is not None and rec.browser.process.poll() is not None
     assert not reported, [str(ctx.get("message")) + " " + repr(ctx.get("exception") or ctx.get("future"))
                           for ctx in reported]
+
+
+# --- `clawrec run` stopped by a signal --------------------------------------------------------------------------
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Chromium, the agent, ...), from /proc."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _reset_signals() -> None:
+    """The child starts with default handlers even if this test runs in a shell that ignores some (nohup, &)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig,code,line,reason", [
+    (signal.SIGTERM, 143, "clawrec: terminated (SIGTERM)", "terminated (SIGTERM)"),
+    (signal.SIGHUP, 129, "clawrec: terminated (SIGHUP)", "terminated (SIGHUP)"),
+    (signal.SIGINT, 130, "clawrec: interrupted", "interrupted"),
+], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_signal_during_run_finalizes_every_layer(tmp_path: Path, sig: int, code: int, line: str, reason: str):
+    """A signal while the agent works (the start page is recorded): every layer is finalized (http.har written),
+    nothing clawrec started outlives it, the manifest names the signal, one `clawrec:` line for it, exit
+    128+signal, and the run folder is still the last line on stdout."""
+    run_dir = tmp_path / "out"
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", "sleep 60",
+             "--headless", "--no-judge", "--run-dir", str(run_dir)], cwd=REPO, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, preexec_fn=_reset_signals,
+            env={k: v for k, v in os.environ.items() if not k.startswith(("CLAWREC_SITES", "ANTHROPIC_"))})
+        try:
+            deadline = time.monotonic() + 60
+            actions = run_dir / "actions.jsonl"
+            while not (actions.exists() and actions.read_text().strip()):  # the start page is recorded
+                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+                time.sleep(0.02)
+            children = _children(proc.pid)
+            assert children  # at least Chromium
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=90)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == code, (proc.returncode, err)
+    assert "Traceback" not in err, err
+    said = [x for x in err.splitlines() if x.startswith("clawrec:") and "agent started" not in x]
+    assert said == [line], err
+    assert out.strip().splitlines()[-1] == str(run_dir.resolve()), out
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert (manifest["status"], manifest["stop_reason"]) == ("crashed", reason)
+    for name in LAYERS:
+        assert (run_dir / name).is_file(), name
+    har = json.loads((run_dir / "http.har").read_text())
+    assert any(e["request"]["url"] == site.url for e in har["log"]["entries"]), har["log"]["entries"]
+    assert [pid for pid in children if _running(pid)] == []
