@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from websockets.client import ClientProtocol
@@ -133,10 +134,44 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _reset_signals() -> None:
-    """The child starts with default handlers even if this test runs in a shell that ignores some (nohup, &)."""
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
+def _run_and_signal(tmp_path: Path, site: TinySite, ready: Callable[[Path], bool], *sigs: int,
+                    ignore: tuple[int, ...] = ()) -> tuple[subprocess.Popen, str, str, list[int], int]:
+    """`clawrec run` with an agent that waits, started with `ignore` ignored (as under nohup); once
+    `ready(run_dir)`, send `sigs` in turn; (process, stdout, stderr, its children and its mask of ignored
+    signals (/proc SigIgn) just before)."""
+    run_dir = tmp_path / "out"
+    spec = write_spec(tmp_path, site)
+
+    def preexec() -> None:  # default handlers even if this test runs in a shell that ignores some (nohup, &)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN if sig in ignore else signal.SIG_DFL)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", "sleep 60",
+         "--headless", "--no-judge", "--run-dir", str(run_dir)], cwd=REPO, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=preexec,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("CLAWREC_SITES", "ANTHROPIC_"))})
+    try:
+        deadline = time.monotonic() + 60
+        while not ready(run_dir):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.02)
+        children = _children(proc.pid)
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        ignored = int(next(x for x in status.splitlines() if x.startswith("SigIgn:")).split()[1], 16)
+        for sig in sigs:
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc, out, err, children, ignored
+
+
+def _start_page_recorded(run_dir: Path) -> bool:
+    actions = run_dir / "actions.jsonl"
+    return actions.exists() and bool(actions.read_text().strip())
 
 
 @pytest.mark.parametrize("sig,code,line,reason", [
@@ -150,26 +185,8 @@ def test_signal_during_run_finalizes_every_layer(tmp_path: Path, sig: int, code:
     128+signal, and the run folder is still the last line on stdout."""
     run_dir = tmp_path / "out"
     with TinySite() as site:
-        spec = write_spec(tmp_path, site)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", "sleep 60",
-             "--headless", "--no-judge", "--run-dir", str(run_dir)], cwd=REPO, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=_reset_signals,
-            env={k: v for k, v in os.environ.items() if not k.startswith(("CLAWREC_SITES", "ANTHROPIC_"))})
-        try:
-            deadline = time.monotonic() + 60
-            actions = run_dir / "actions.jsonl"
-            while not (actions.exists() and actions.read_text().strip()):  # the start page is recorded
-                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-                time.sleep(0.02)
-            children = _children(proc.pid)
-            assert children  # at least Chromium
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=90)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        proc, out, err, children, _ = _run_and_signal(tmp_path, site, _start_page_recorded, sig)
+    assert children  # at least Chromium
     assert proc.returncode == code, (proc.returncode, err)
     assert "Traceback" not in err, err
     said = [x for x in err.splitlines() if x.startswith("clawrec:") and "agent started" not in x]
@@ -182,3 +199,28 @@ def test_signal_during_run_finalizes_every_layer(tmp_path: Path, sig: int, code:
     har = json.loads((run_dir / "http.har").read_text())
     assert any(e["request"]["url"] == site.url for e in har["log"]["entries"]), har["log"]["entries"]
     assert [pid for pid in children if _running(pid)] == []
+
+
+def test_sigterm_while_the_recorder_starts_names_the_signal(tmp_path: Path):
+    """SIGTERM as soon as the run folder has its first manifest (browser and channel still starting): the
+    manifest names the signal (not an empty "recorder start failed: "), one line, exit 143, the folder printed."""
+    run_dir = tmp_path / "out"
+    with TinySite() as site:
+        proc, out, err, _, _ = _run_and_signal(tmp_path, site, lambda run: (run / "manifest.json").exists(),
+                                            signal.SIGTERM)
+    assert proc.returncode == 143, (proc.returncode, err)
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "clawrec: terminated (SIGTERM)", err
+    assert out.strip().splitlines()[-1] == str(run_dir.resolve()), out
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert (manifest["status"], manifest["stop_reason"]) == ("crashed", "terminated (SIGTERM)")
+
+
+def test_sighup_ignored_at_start_stays_ignored(tmp_path: Path):
+    """Under nohup (SIGHUP ignored) clawrec keeps SIGHUP ignored while it runs (the kernel drops a hang-up), and
+    SIGTERM still stops the run."""
+    with TinySite() as site:
+        proc, _out, err, _, ignored = _run_and_signal(tmp_path, site, _start_page_recorded, signal.SIGHUP, signal.SIGTERM,
+                                             ignore=(signal.SIGHUP,))
+    assert ignored & (1 << (signal.SIGHUP - 1)) and not ignored & (1 << (signal.SIGTERM - 1)), hex(ignored)
+    assert proc.returncode == 143, (proc.returncode, err)
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["stop_reason"] == "terminated (SIGTERM)"
