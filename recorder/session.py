@@ -5,8 +5,10 @@ this run's private copy of the extension (config.json with port + token), Chromi
 and returns once ffmpeg has its first frame and CDP answers. The extension's hello is not awaited (it queues events
 until connected); if it never connects, or a layer process dies (ffmpeg, Chromium, Xvfb), `failed` is set and
 `failures` says why; `finalize()` then reports status `crashed`.
-The manifest is written at start (`running`), at finalize, from SIGTERM/SIGHUP handlers and at interpreter exit;
-if the process is SIGKILLed, `recorder.manifest.recover(run_dir)` finishes the job.
+The manifest is written at start (`running`), at finalize, from SIGTERM/SIGHUP handlers (unless
+`handle_signals=False`: a caller that finalizes gracefully on signals, like `clawrec run`) and at interpreter exit;
+if the process is SIGKILLed, `recorder.manifest.recover(run_dir)` finishes the job. A cancelled start() (Ctrl-C)
+finalizes with `interrupt_reason` as the stop reason.
 """
 
 from __future__ import annotations
