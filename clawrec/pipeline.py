@@ -384,9 +384,15 @@ async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str
     if result is not None:
         rec.base["agent_result"] = {"status": result.status, "message": result.message, "steps": result.steps,
                                     "usage": result.usage}
+    # Sealed, not detached: http.har is written for the manifest, but the interceptor keeps failing whatever it
+    # pauses until the recorder's finalize has closed the browser (a page's own scripts may still submit).
     with contextlib.suppress(Exception):
-        await icpt.close()
-    manifest = await rec.finalize(status, reason)
+        await icpt.close(keep_attached=True)
+    try:
+        manifest = await rec.finalize(status, reason)
+    finally:
+        with contextlib.suppress(Exception):
+            await icpt.close()
     if manifest.get("status") == "crashed" and status != "crashed":  # a layer died under a finished run
         exit_code, message = 1, f"run crashed: {manifest.get('stop_reason')}"
     return RunOutcome(rec.run_dir, manifest.get("status", status), manifest.get("stop_reason", reason), exit_code,

@@ -82,6 +82,8 @@ class Interceptor:
         self.attacher: Attacher | None = None
         self.wsguard = WsGuard(self.ws_rules, self._ws_caught) if self.ws_rules else None
         self._closing = False
+        self._detached = False
+        self._files_done = False
         self._deciding: set[asyncio.Task] = set()
         self._held: dict[str, tuple[Session, str]] = {}  # paused, not yet answered: requestId -> (session, url)
 
@@ -103,19 +105,27 @@ class Interceptor:
             await root.send("Fetch.enable", {"patterns": self.root_patterns})
         await self.attacher.start()
 
-    async def close(self, close_browser: bool = False) -> None:
+    async def close(self, close_browser: bool = False, keep_attached: bool = False) -> None:
         """Stop: wait for decisions in flight, fail (never continue) what is still held, write http.har.
 
         Once detached, the browser is no longer protected; `close_browser=True` closes it first (Browser.close,
-        then a kill if it lingers), so nothing can leave after the interceptor stops."""
-        if self._closing:
+        then a kill if it lingers), so nothing can leave after the interceptor stops. `keep_attached=True` seals
+        instead: the files are finished (http.har written, so a manifest can hash it) but the interceptor stays
+        attached and armed, failing every request it pauses, until a later `close()` detaches it. Use it when the
+        browser's owner closes the browser after writing its own files (the pipeline: the recorder's finalize)."""
+        if not self._closing:
+            self._closing = True  # from now on every paused request is failed (see _paused)
+            if self._deciding:
+                await asyncio.wait(list(self._deciding), timeout=5)
+            for request_id, (session, _url) in list(self._held.items()):
+                session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            self._held.clear()
+        if keep_attached:
+            self._finish_files()
             return
-        self._closing = True
-        if self._deciding:
-            await asyncio.wait(list(self._deciding), timeout=5)
-        for request_id, (session, _url) in list(self._held.items()):
-            session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
-        self._held.clear()
+        if self._detached:
+            return
+        self._detached = True
         if close_browser and self.conn is not None and not self.conn.closed:
             try:
                 await asyncio.wait_for(self.conn.root.send("Browser.close"), 5)
@@ -125,6 +135,13 @@ class Interceptor:
         self.failclosed.disarm()  # first: the watchdog holds a duplicate of the CDP socket
         if self.conn is not None:
             await self.conn.close()
+        self._finish_files()
+
+    def _finish_files(self) -> None:
+        """Write http.har and close the logs (once); events after this are not logged."""
+        if self._files_done:
+            return
+        self._files_done = True
         if self.http is not None:
             self.http.close()
         self.writer.close()
@@ -301,6 +318,9 @@ class Interceptor:
         })
 
     def _record(self, record: dict[str, Any]) -> None:
+        if self._files_done:  # sealed (see close): the message was dropped all the same; nothing more is written
+            log.warning("a %s caught after the interceptor's files were closed was not recorded", record.get("url"))
+            return
         if self.secrets:
             record = scrub_all(record, self.secrets)
         record = self.writer.write(record)

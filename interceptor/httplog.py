@@ -102,6 +102,7 @@ class HttpLog:
         self.documents: dict[str, str] = {}  # network requestId -> URL of the document (or worker) that sent it
         self.senders: dict[str, str] = {}    # network requestId -> target type whose Network saw it first
         self._flush_timer: asyncio.TimerHandle | None = None
+        self.closed = False
 
     def prepare(self, session: Session, frames: Frames) -> list[asyncio.Future]:
         if session.target_type not in NETWORK_TYPES:
@@ -207,6 +208,8 @@ class HttpLog:
                     "opcode": r.get("opcode"), "payload": data[:BODY_LIMIT], "size": len(data)})
 
     def _emit(self, rec: dict[str, Any]) -> None:
+        if self.closed:  # the interceptor is sealed (still attached, files finished): not logged
+            return
         if self.secrets:
             rec = scrub_all(rec, self.secrets)
         # One flush per FLUSH_DELAY, not per record: a flush per request cost ~100 us of the CPU the browser shares
@@ -227,11 +230,14 @@ class HttpLog:
         self.writer.flush()
 
     def close(self) -> None:
-        """Write requests still open (no answer yet) as incomplete, then http.har."""
+        """Write requests still open (no answer yet) as incomplete, then http.har (once)."""
+        if self.closed:
+            return
         for rec in list(self._open.values()):
             rec["incomplete"] = True
             self._emit(rec)
         self._open.clear()
+        self.closed = True
         if self._flush_timer is not None:
             self._flush_timer.cancel()
             self._flush_timer = None
