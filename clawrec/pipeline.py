@@ -24,12 +24,12 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
-from clawrec.errors import ClawrecError, UsageError
+from clawrec.errors import UsageError
+from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
 from clawrec.taskfile import expand_sites, has_placeholders, load_task, sites_from_env, task_info
 
 AGENT_STOP_TIMEOUT = 10.0   # seconds an agent gets to end after cancellation before the run goes on without it
 SETTLE = 1.0                # after the agent ends: how long a last in-flight submission may take to be caught
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # a graceful stop like Ctrl-C (a service manager, a closed terminal)
 
 
 @dataclass
@@ -63,37 +63,6 @@ class RunOutcome:
     agent_result: AgentResult | None = None
     manifest: dict[str, Any] = field(default_factory=dict)
     verdict: dict[str, Any] | None = None
-
-
-class RunStopped(ClawrecError):
-    """The run was stopped from outside (Ctrl-C, SIGTERM, SIGHUP) once its run folder existed; every layer and the
-    manifest are finalized. Exit 128 + the signal's number, as a shell reports a process ended by it."""
-
-    def __init__(self, run_dir: Path, signum: int) -> None:
-        super().__init__("interrupted" if signum == signal.SIGINT else
-                         f"terminated ({signal.Signals(signum).name})")
-        self.run_dir, self.signum = run_dir, signum
-        self.exit_code = 128 + signum
-
-
-@dataclass
-class _Stop:
-    """The signal that stopped the run (None: none, or Ctrl-C, which asyncio.run turns into a cancellation
-    itself) and the Recording to tell, since its start() may be what the cancellation interrupts."""
-    signum: int | None = None
-    rec: Any = None
-
-    @property
-    def reason(self) -> str:
-        return f"terminated ({signal.Signals(self.signum).name})" if self.signum else "interrupted"
-
-    def on_signal(self, signum: int, main: asyncio.Task) -> None:
-        if self.signum is not None:  # once: a second signal must not cut the finalization short
-            return
-        self.signum = signum
-        if self.rec is not None:
-            self.rec.interrupt_reason = self.reason
-        main.cancel()
 
 
 def new_run_dir(req: RunRequest, task_id: str) -> Path:
@@ -166,9 +135,9 @@ def run(req: RunRequest) -> RunOutcome:
         env = create_environment(spec)  # its files are read here: bad input before a run directory exists
         run_dir = new_run_dir(req, spec.id)
         ctx.run_dir = run_dir
-        stop = _Stop()
+        stop = RunStop()
         try:
-            outcome = asyncio.run(_stoppable(stop, _run(req, spec, agent, ctx, run_dir, urls, env, stop)))
+            outcome = asyncio.run(stoppable(stop, _run(req, spec, agent, ctx, run_dir, urls, env, stop)))
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise RunStopped(run_dir, stop.signum or signal.SIGINT) from None
         if req.judge and reference is not None and outcome.exit_code == 0:
@@ -176,32 +145,8 @@ def run(req: RunRequest) -> RunOutcome:
         return outcome
 
 
-async def _stoppable(stop: _Stop, work: Any) -> RunOutcome:
-    """Run `work` with SIGTERM/SIGHUP turned into a cancellation (the Ctrl-C path: every layer is finalized). A
-    signal ignored when we started (nohup) stays ignored, and the previous handlers are back afterwards."""
-    loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
-    assert main is not None
-    installed: dict[int, Any] = {}
-    for sig in STOP_SIGNALS:
-        old = signal.getsignal(sig)
-        if old is signal.SIG_IGN:
-            continue
-        try:
-            loop.add_signal_handler(sig, stop.on_signal, sig, main)
-        except (ValueError, RuntimeError):  # not the main thread: the caller handles its signals
-            continue
-        installed[sig] = old
-    try:
-        return await work
-    finally:
-        for sig, old in installed.items():
-            loop.remove_signal_handler(sig)
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
-
-
 async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-               urls: dict[str, str] | None, env: Any, stop: _Stop) -> RunOutcome:
+               urls: dict[str, str] | None, env: Any, stop: RunStop) -> RunOutcome:
     """The environment (clawrec/environments) wraps the recorded run: prepared before the browser starts (the
     browser opens its `open_url`, e.g. a single-use login URL, kept out of run files via `secrets`), cleaned up
     (reset, lease released) on every path once prepared; a failure there is one line, exit 1."""
@@ -242,7 +187,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
 
 
 async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-                  urls: dict[str, str] | None, prepared: Any, stop: _Stop) -> RunOutcome:
+                  urls: dict[str, str] | None, prepared: Any, stop: RunStop) -> RunOutcome:
     from interceptor.core import Interceptor
     from recorder.records import RunClock
     from recorder.session import Recording
@@ -254,7 +199,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                     video=video, clock=clock, display=run_display(req), secrets=list(prepared.secrets),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from")})
-    rec.interrupt_reason, stop.rec = stop.reason, rec  # signals are handled here (_stoppable), not by the Recording
+    rec.interrupt_reason, stop.rec = stop.reason, rec  # signals are handled here (stoppable), not by the Recording
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
     if urls:
         rec.base["sites"] = dict(urls)
