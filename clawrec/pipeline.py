@@ -154,7 +154,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
 
     from clawrec.environments import EnvironmentFailed, Prepared
     from recorder.manifest import read_manifest, write_manifest
-    from recorder.records import RUN_FORMAT_VERSION
+    from rundir.records import RUN_FORMAT_VERSION
 
     try:
         prepared: Prepared = await env.prepare(run_dir.name)
@@ -189,7 +189,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
 async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
                   urls: dict[str, str] | None, prepared: Any, stop: RunStop) -> RunOutcome:
     from interceptor.core import Interceptor
-    from recorder.records import RunClock
+    from rundir.records import RunClock
     from recorder.session import Recording
     from clawrec.startpage import open_start_page
 
@@ -348,7 +348,7 @@ def _judge(run_dir: Path, spec: Any, reference: Path) -> dict[str, Any] | None:
     """The payload judge against the reference run (no model needed); None when the judge is not available."""
     try:
         from evaluator.payload_judge import judge_payload
-        from evaluator.rundir import RunDir
+        from rundir.reader import RunDir
         from evaluator.verdict import write_verdict
     except ImportError:
         return None

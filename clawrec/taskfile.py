@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from clawrec.agents.base import TaskInfo
 from clawrec.errors import UsageError
-from interceptor.spec import Spec
+from taskspec.model import Spec
 
 SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"travel": "http://127.0.0.1:PORT/", …}
 PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
@@ -22,7 +22,7 @@ PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
 
 def load_task(path: str) -> Spec:
     """The validated spec; a bad or unreadable file is one UsageError line (the first problem, and how many more)."""
-    from interceptor.spec_check import SpecError, load_spec
+    from taskspec.check import SpecError, load_spec
 
     try:
         return load_spec(path)

@@ -22,11 +22,11 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from interceptor.spec import Spec
+from taskspec.model import Spec
 from evaluator.errors import RunDirError
 from evaluator.normalize import same, text
 from evaluator.payload_judge import canonical_url, judge_payload
-from evaluator.rundir import Action, RunDir, Screenshot
+from rundir.reader import Action, RunDir, Screenshot
 
 DIAGNOSIS = "diagnosis.json"
 DIAGNOSIS_VERSION = 1

@@ -1,20 +1,18 @@
 """Errors raised by the evaluator; the CLI turns each into one line `clawrec: …` (never a traceback).
 
 EvaluatorError          base
-├── RunDirError         the directory is not a run (no manifest and no layer file), or cannot be read
 ├── VerdictError        a verdict does not fit the schema (a bug in a judge, or a hand-edited verdict.json)
 └── JudgeError          a judge could not reach a verdict (API unreachable after retries, malformed model output)
+(`rundir.errors.RunDirError`, re-exported here: a path that is not a run.)
 """
 
 from __future__ import annotations
 
+from rundir.errors import RunDirError  # noqa: F401  (re-exported)
+
 
 class EvaluatorError(Exception):
     """An expected evaluator failure with a message meant for the user."""
-
-
-class RunDirError(EvaluatorError):
-    """Raised when a path is not a run directory; the message names the path and what is missing."""
 
 
 class VerdictError(EvaluatorError):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interceptor.spec import Spec
+from taskspec.model import Spec
 from evaluator.errors import RunDirError
 from evaluator.llm_judge import LLMJudgeConfig, judge_llm
 from evaluator.payload_judge import judge_payload
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 from evaluator.verdict import Verdict, write_verdict
 
 JUDGE_KINDS = ("payload", "llm", "both")

@@ -11,8 +11,8 @@ import base64
 import json
 from typing import Any
 
-from recorder import records as R
-from evaluator.rundir import RunDir
+from rundir import records as R
+from rundir.reader import RunDir
 
 FENCE = "untrusted_run_data"
 RUN_ARG = {"type": "string", "enum": ["agent", "reference"], "description": "which run to read"}

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interceptor.spec import Spec
+from taskspec.model import Spec
 from evaluator.errors import JudgeError
 from evaluator.judge_tools import TOOL_SPECS, RunTools, overview
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 from evaluator.verdict import SUBMISSION_SCHEMA, Condition, Verdict, check_submission, evidence_from
 
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from interceptor.spec import Rule, Spec, glob_to_regex
-from recorder import records as R
-from evaluator import volatile
+from taskspec.model import Rule, Spec, glob_to_regex
+from rundir import records as R
+from taskspec import volatile
 from evaluator.normalize import same
-from evaluator.rundir import HttpRecord, Interception, RunDir
+from rundir.reader import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
 
 _MISSING = object()

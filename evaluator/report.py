@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from recorder import records as R
+from rundir import records as R
 from evaluator.diagnose import DIAGNOSIS, check_layers
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 
 STATIC_TYPES = {"image", "stylesheet", "font", "script", "media", "manifest", "other"}
 TEXT_LIMIT = 2000

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recorder import records as R
+from rundir import records as R
 from evaluator.errors import VerdictError
 
 VERDICT_VERSION = 1

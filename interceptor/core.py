@@ -20,15 +20,16 @@ from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Callable
 
-from interceptor import match, payload
+from interceptor.narrow import fetch_patterns
+from taskspec import match, payload
 from interceptor.cdp import CDPError, Connection, Session
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
 from interceptor.httplog import HttpLog, mask_passwords, password_values, redact_headers, scrub, scrub_all
-from interceptor.spec import Rule, Spec
+from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
-from recorder.records import INTERCEPTIONS, JsonlWriter, RunClock
+from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
 
 log = logging.getLogger("clawrec.interceptor")
 
@@ -63,10 +64,10 @@ class Interceptor:
         self.on_catch = on_catch
         self.http_rules: list[Rule] = [r for r in spec.intercept if not r.is_websocket]
         self.ws_rules: list[Rule] = [r for r in spec.intercept if r.is_websocket]
-        self.patterns = match.fetch_patterns(self.http_rules) if narrow else PAUSE_ALL
+        self.patterns = fetch_patterns(self.http_rules) if narrow else PAUSE_ALL
         # The browser-level Fetch only covers the new-target race (see attach): it never needs more than what can
         # match, also when the targets pause everything (else each request would pause twice: measured +0.5 ms).
-        self.root_patterns = match.fetch_patterns(self.http_rules)
+        self.root_patterns = fetch_patterns(self.http_rules)
         self.caught = asyncio.Event()
         self.catches: list[dict[str, Any]] = []
         self.stats = {"paused": 0, "continued": 0, "caught": 0, "undecidable": 0}

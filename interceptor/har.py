@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from recorder.records import RunClock
+from rundir.records import RunClock
 
 CREATOR = {"name": "clawrec", "version": "0.1.0"}
 

@@ -15,11 +15,11 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from interceptor import payload
+from taskspec import payload
 from interceptor.cdp import Session
 from interceptor.frames import Frames
 from interceptor.har import write_har
-from recorder.records import HAR, HTTP, JsonlWriter, RunClock
+from rundir.records import HAR, HTTP, JsonlWriter, RunClock
 
 SECRET_HEADERS = {"cookie", "authorization", "proxy-authorization", "set-cookie", "x-csrf-token"}
 PASSWORD_KEY = re.compile(r"password|passwd|passphrase|pwd|secret|^pass$", re.I)  # not "passengers"

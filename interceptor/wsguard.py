@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from interceptor.cdp import Session
 from interceptor.frames import Frames
-from interceptor.spec import Rule
+from taskspec.model import Rule
 
 FRAME_TYPES = ("page", "iframe")
 WORKER_TYPES = ("worker", "shared_worker", "service_worker")

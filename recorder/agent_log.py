@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from recorder.records import AGENT, JsonlWriter, RunClock
+from rundir.records import AGENT, JsonlWriter, RunClock
 
 INBOX = ".agent-inbox.jsonl"
 INBOX_OFFSET = ".agent-inbox.offset"

@@ -30,7 +30,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from recorder.records import JsonlWriter, RunClock
+from rundir.records import JsonlWriter, RunClock
 
 # Field order of an actions.jsonl record (DESIGN.md layer 5); other fields follow.
 FIELD_ORDER = ("t", "seq", "type", "x", "y", "page_x", "page_y", "key", "value", "target", "url", "frame_url", "tab",

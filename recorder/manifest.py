@@ -16,8 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from recorder import records
-from recorder.records import RunClock, read_jsonl
+from rundir import records
+from rundir.records import RunClock, read_jsonl
 
 JSONL_LAYERS = (records.HTTP, records.INTERCEPTIONS, records.AGENT, records.ACTIONS)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.cdp_client import CDPClient, CDPError
-from recorder.records import SCREENSHOTS_DIR, SCREENSHOTS_INDEX, JsonlWriter, RunClock
+from rundir.records import SCREENSHOTS_DIR, SCREENSHOTS_INDEX, JsonlWriter, RunClock
 
 # Action records that get a screenshot: click, end of a typing burst (input), Enter, end of a scroll,
 # a finished page load after a navigation, a tab switch. `keydown` only for Enter.

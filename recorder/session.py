@@ -26,12 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from recorder import manifest, records
+from recorder import manifest
+from rundir import records
 from recorder.agent_log import AgentLogSink
 from recorder.browser import Browser, browser_version_info, launch_browser
 from recorder.channel import ActionChannel
 from recorder.display import Display, DisplayError, start_display, use_display
-from recorder.records import JsonlWriter, RunClock
+from rundir.records import JsonlWriter, RunClock
 from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
 

@@ -329,7 +329,7 @@ def recorded(run: Path) -> dict[str, str]:
 
 
 # A crashed run may end in a cut line, and a hand-edited record may hold a wrong type: the judge and the report
-# still work (documented in evaluator/rundir.py), say what was skipped (file and line), and change no recording.
+# still work (documented in rundir/reader.py), say what was skipped (file and line), and change no recording.
 TOLERATED = [
     ("judge-cut-last-line", ["judge", RUN], "actions.jsonl", b'{"t": 99.5, "type": "cli', -1,
      "actions.jsonl: line {n} is corrupt (skipped)"),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from recorder.records import ACTIONS, read_jsonl
+from rundir.records import ACTIONS, read_jsonl
 
 SPECIAL_KEYS = {"Enter", "Escape", "Tab", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "PageUp",
                 "Home", "End"}

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from clawrec.errors import UsageError, check_creatable
-from interceptor.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
-from interceptor.spec import CATEGORIES
-from interceptor.spec_check import SpecError, load_spec
+from taskspec.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
+from taskspec.model import CATEGORIES
+from taskspec.check import SpecError, load_spec
 
 
 def describe(n: int, c: Candidate) -> str:

@@ -11,10 +11,10 @@ from rich.table import Table
 
 from clawrec.errors import UsageError
 from evaluator.diagnose import DIAGNOSIS, Diagnosis, diagnose as run_diagnosis
-from evaluator.errors import EvaluatorError
-from evaluator.rundir import RunDir
-from interceptor.spec import Spec
-from interceptor.spec_check import SpecError, load_spec
+from evaluator.errors import EvaluatorError, RunDirError
+from rundir.reader import RunDir
+from taskspec.model import Spec
+from taskspec.check import SpecError, load_spec
 
 STYLE = {"same": "green", "value": "yellow", "differs": "red", "extra": "magenta", "missing": "magenta"}
 
@@ -113,7 +113,7 @@ def diagnose(run_dir: Path, reference: Path | None, spec_path: Path | None, show
         spec, note = find_spec(run, spec_path)
         ref = resolve_reference(run, spec, reference)
         d = run_diagnosis(run, ref, spec)
-    except EvaluatorError as exc:
+    except (EvaluatorError, RunDirError) as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"{run_dir / DIAGNOSIS}: cannot write the diagnosis ({exc.strerror or exc})") from None

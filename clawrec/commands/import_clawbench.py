@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from clawrec.errors import ClawrecError, UsageError, check_creatable
-from interceptor.clawbench import Conversion, convert_task, dump_spec
-from interceptor.spec_check import SpecError, load_spec
-from interceptor.yaml_source import LineMap, Problem, read_yaml
+from taskspec.clawbench import Conversion, convert_task, dump_spec
+from taskspec.check import SpecError, load_spec
+from taskspec.yaml_source import LineMap, Problem, read_yaml
 
 
 def find_tasks(src: Path) -> list[Path]:

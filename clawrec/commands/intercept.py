@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from clawrec.errors import ClawrecError, UsageError, check_creatable
-from recorder.records import HAR, HTTP, INTERCEPTIONS
+from rundir.records import HAR, HTTP, INTERCEPTIONS
 
 
 @click.command("intercept")

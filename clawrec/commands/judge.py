@@ -12,10 +12,10 @@ from clawrec.taskfile import expand_sites, has_placeholders
 from evaluator.errors import EvaluatorError, RunDirError, VerdictError
 from evaluator.judge import JUDGE_KINDS, judge_run
 from evaluator.llm_judge import DEFAULT_MODEL, LLMJudgeConfig
-from evaluator.rundir import RunDir
-from interceptor.spec import Spec
-from interceptor.spec_check import SpecError, load_spec, load_specs
-from recorder import records as R
+from rundir.reader import RunDir
+from taskspec.model import Spec
+from taskspec.check import SpecError, load_spec, load_specs
+from rundir import records as R
 
 
 def _spec_error(exc: SpecError) -> str:
@@ -156,7 +156,7 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
             except OSError as exc:  # verdict.json or the cache cannot be written (read-only folder, full disk)
                 raise UsageError(f"{exc.filename2 or exc.filename or run.path}: cannot write "
                                  f"({exc.strerror or exc})") from None
-        except (EvaluatorError, UsageError) as exc:
+        except (EvaluatorError, RunDirError, UsageError) as exc:
             if not batch:
                 if isinstance(exc, ClawrecError):
                     raise

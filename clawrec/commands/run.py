@@ -21,7 +21,7 @@ def _finite(_ctx: click.Context, param: click.Parameter, value: float | None) ->
 def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) -> None:
     """Bad output folders and a --reference that is not a run are found before a browser starts."""
     from evaluator.errors import RunDirError
-    from evaluator.rundir import RunDir
+    from rundir.reader import RunDir
 
     if run_dir is not None:
         check_creatable(run_dir, f"--run-dir {run_dir}")

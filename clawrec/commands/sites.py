@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from clawrec.errors import UsageError, check_creatable
-from recorder import records as R
+from rundir import records as R
 
 RECORDED = {R.MANIFEST, R.HTTP, R.HAR, R.INTERCEPTIONS, R.AGENT, R.ACTIONS, R.VERDICT}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from interceptor.spec_check import SpecError, load_specs
+from taskspec.check import SpecError, load_specs
 
 
 @click.command("validate")

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from clawrec.errors import UsageError, check_creatable
-from evaluator.errors import EvaluatorError
+from evaluator.errors import EvaluatorError, RunDirError
 from evaluator.report import write_report
-from recorder.records import REPORT
+from rundir.records import REPORT
 
 
 @click.command("view")
@@ -29,7 +29,7 @@ def view(run_dir: Path, out: Path | None) -> int:
         raise UsageError(f"{target}: is a folder; cannot write the report there")
     try:
         path = write_report(run_dir, out)
-    except EvaluatorError as exc:
+    except (EvaluatorError, RunDirError) as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"{target}: cannot write the report ({exc.strerror or exc})") from None

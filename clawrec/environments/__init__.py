@@ -60,7 +60,7 @@ class LiveEnvironment:
 
 
 def create_environment(spec: Any) -> Environment:
-    """The environment a (validated) spec names; its options were checked by interceptor/spec_check.py."""
+    """The environment a (validated) spec names; its options were checked by taskspec/check.py."""
     kind = spec.environment.kind
     if kind == "salesforce-scratch":
         from clawrec.environments.salesforce import ScratchOrgEnvironment

@@ -25,7 +25,7 @@ from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, mask, sec
 from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
 from clawrec.agents.openclaw_transcript import DB_RELPATH, MAX_RESULT_CHARS, event_records
 from recorder.browser import launch_browser
-from recorder.records import AGENT, JsonlWriter, RunClock, read_jsonl
+from rundir.records import AGENT, JsonlWriter, RunClock, read_jsonl
 from tests.support.model_script import History, Turn, steps
 from tests.support.model_script import browser as call
 from tests.support.model_server import ModelServer

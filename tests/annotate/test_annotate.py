@@ -12,9 +12,9 @@ import yaml
 
 from clawrec.cli import main
 from clawrec.taskfile import expand_sites
-from interceptor import match
-from interceptor.payload import Body
-from interceptor.spec_check import load_spec
+from taskspec import match
+from taskspec.payload import Body
+from taskspec.check import load_spec
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 

@@ -13,10 +13,10 @@ import yaml
 
 from clawrec.cli import main
 from clawrec.taskfile import expand_sites
-from interceptor import match
-from interceptor.annotate import leaves
-from interceptor.payload import Body
-from interceptor.spec_check import load_spec
+from taskspec import match
+from taskspec.annotate import leaves
+from taskspec.payload import Body
+from taskspec.check import load_spec
 
 HERE = Path(__file__).resolve().parent
 REAL = HERE.parent / "fixtures" / "runs" / "real"

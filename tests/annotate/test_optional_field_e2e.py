@@ -22,14 +22,14 @@ import pytest
 
 from clawrec.cli import main
 from clawrec.taskfile import expand_sites
-from interceptor import annotate as A
-from interceptor import match
+from taskspec import annotate as A
+from taskspec import match
 from interceptor.core import Interceptor
-from interceptor.payload import Body
-from interceptor.spec_check import load_spec
+from taskspec.payload import Body
+from taskspec.check import load_spec
 from recorder.browser import launch_browser
-from recorder.records import INTERCEPTIONS
-from recorder.records import read_jsonl as _read_jsonl
+from rundir.records import INTERCEPTIONS
+from rundir.records import read_jsonl as _read_jsonl
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "real"
 FETCH = """async ([url, body]) => {

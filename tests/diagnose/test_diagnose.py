@@ -11,7 +11,7 @@ import pytest
 
 from clawrec.cli import main
 from evaluator.diagnose import DIAGNOSIS, align, diagnose, steps
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "real" / "travel"

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from clawrec.environments import EnvironmentFailed, create_environment
-from interceptor.spec_check import load_spec
+from taskspec.check import load_spec
 from tests.environments.helpers import SPEC, write_spec
 
 

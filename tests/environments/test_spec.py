@@ -9,7 +9,7 @@ import json
 import yaml
 
 from clawrec.environments import create_environment
-from interceptor.spec_check import load_spec
+from taskspec.check import load_spec
 from tests.environments.helpers import SPEC, write_spec
 
 HOSTS = ("https://acme-dev-ed.develop.my.salesforce.com", "https://ruby-fox-1234.scratch.my.salesforce.com",

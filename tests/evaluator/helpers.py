@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from interceptor.spec import Rule, Spec
+from taskspec.model import Rule, Spec
 
 RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 

@@ -15,8 +15,8 @@ import yaml
 from clawrec.cli import main
 from evaluator.normalize import same
 from evaluator.payload_judge import judge_payload
-from evaluator.rundir import RunDir
-from interceptor.spec_check import load_spec
+from rundir.reader import RunDir
+from taskspec.check import load_spec
 from tests.evaluator.helpers import RUNS
 
 REAL = RUNS / "real" / "social-status"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evaluator.judge_tools import FENCE, RunTools
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 from tests.evaluator.helpers import RUNS
 
 AGENT = RUNS / "real/travel/r01-correct"

@@ -10,7 +10,7 @@ import pytest
 from evaluator.errors import JudgeError
 from evaluator.judge_tools import FENCE
 from evaluator.llm_judge import LLMJudgeConfig, judge_llm
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 from evaluator.verdict import read_verdict, write_verdict
 from tests.evaluator.anthropic_server import ScriptedAnthropic
 from tests.evaluator.helpers import RUNS, copy_run, spec_from_yaml

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.normalize import same
-from evaluator.volatile import name_reason, value_reason
+from taskspec.volatile import name_reason, value_reason
 
 EQUAL = [
     ("2026-12-31", "12/31/2026", "date"), ("Dec 31, 2026", "31 Dec 2026", "date"),

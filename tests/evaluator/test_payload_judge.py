@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluator.payload_judge import get_path, judge_payload
-from evaluator.rundir import RunDir
+from rundir.reader import RunDir
 from evaluator.verdict import check_verdict, write_verdict
 from tests.evaluator.helpers import RUNS, copy_run, labels, spec_from_yaml
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from evaluator.errors import RunDirError
-from evaluator.rundir import Action, Interception, RunDir
+from rundir.reader import Action, Interception, RunDir
 from tests.evaluator.helpers import RUNS, copy_run
 
 

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any, Coroutine
 
-from interceptor.spec import Rule, Spec
+from taskspec.model import Rule, Spec
 from recorder.browser import Browser, launch_browser
 from tests.interceptor.channels import ChannelServer
 

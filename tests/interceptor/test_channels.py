@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from interceptor.core import Interceptor
-from recorder.records import INTERCEPTIONS, read_jsonl
+from rundir.records import INTERCEPTIONS, read_jsonl
 from tests.interceptor.channels import TERMINAL
 from tests.interceptor.harness import Harness, channel_rules, make_spec, wait_until
 
@@ -178,7 +178,7 @@ def test_narrowing_pauses_only_what_can_match_and_keeps_redirects(h, tmp_path):
 
 
 def test_fulfill_answers_the_page_and_server_sees_nothing(h, tmp_path):
-    from interceptor.spec import Respond, Rule
+    from taskspec.model import Respond, Rule
 
     rule = Rule(index=0, url=f"{h.server.base}/submit/**", fields=("order",), equals={"confirm": "yes"},
                 respond=Respond(action="fulfill", status=201, json={"booking": "FAKE-1"}))

@@ -21,7 +21,7 @@ import pytest
 from interceptor.cdp import Connection
 from interceptor.core import Interceptor
 from recorder.browser import launch_browser
-from recorder.records import HAR, HTTP, INTERCEPTIONS, read_jsonl
+from rundir.records import HAR, HTTP, INTERCEPTIONS, read_jsonl
 from tests.interceptor.harness import Harness, channel_rules, make_spec, wait_until
 
 SPEC = """version: 1

@@ -10,8 +10,8 @@ from aiohttp import WSMsgType, web
 from playwright.async_api import async_playwright
 
 from interceptor.core import Interceptor
-from interceptor.spec import Rule
-from recorder.records import HAR, HTTP, INTERCEPTIONS, RunClock, read_jsonl
+from taskspec.model import Rule
+from rundir.records import HAR, HTTP, INTERCEPTIONS, RunClock, read_jsonl
 from tests.interceptor.harness import make_spec
 
 SECRET = "tok-Zq8Xv3LmN4pR7sT1uW0yB"

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from interceptor import match, payload
-from interceptor.spec import Rule
+from interceptor import narrow
+from taskspec import match, payload
+from taskspec.model import Rule
 
 
 def rule(**kw) -> Rule:
@@ -107,7 +108,7 @@ def test_websocket_rule():
     ([rule(url="ws://h/ws")], []),
 ])
 def test_fetch_patterns_are_safe_supersets(rules, expected):
-    assert [p["urlPattern"] for p in match.fetch_patterns(rules)] == expected
+    assert [p["urlPattern"] for p in narrow.fetch_patterns(rules)] == expected
 
 
 def test_password_masking_is_narrow():

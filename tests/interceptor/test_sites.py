@@ -13,9 +13,9 @@ import pytest
 
 from clawrec.taskfile import expand_sites
 from interceptor.core import Interceptor
-from interceptor.spec_check import load_spec
+from taskspec.check import load_spec
 from recorder.browser import launch_browser
-from recorder.records import HTTP, INTERCEPTIONS, read_jsonl
+from rundir.records import HTTP, INTERCEPTIONS, read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = {"travel": "travel-flight-oneway", "jobs": "jobs-apply-analyst", "shop": "shop-trail-order",

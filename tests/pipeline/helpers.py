@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.cli import main
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 SIGNUP_AGENT = Path(__file__).resolve().parent / "agent_scripts" / "signup_agent.py"

@@ -23,7 +23,7 @@ from websockets.client import ClientProtocol
 from websockets.uri import parse_uri
 
 from recorder.channel import ActionChannel
-from recorder.records import JsonlWriter, RunClock, read_jsonl
+from rundir.records import JsonlWriter, RunClock, read_jsonl
 from tests.pipeline.helpers import REPO
 from tests.pipeline.tinysite import TinySite, write_spec
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 
 MAIN = """<!doctype html><html><head><title>Recorder test</title></head><body>
 <h1>Recorder test</h1>

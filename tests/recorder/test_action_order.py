@@ -10,7 +10,7 @@ import json
 import websockets
 
 from recorder.channel import ActionChannel
-from recorder.records import JsonlWriter, RunClock, read_jsonl
+from rundir.records import JsonlWriter, RunClock, read_jsonl
 from tests.recorder.helpers import wait_for
 
 URL = "http://127.0.0.1:1/start"

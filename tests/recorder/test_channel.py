@@ -9,7 +9,7 @@ import websockets
 from playwright.async_api import async_playwright
 
 from recorder.channel import ActionChannel
-from recorder.records import JsonlWriter, RunClock, read_jsonl
+from rundir.records import JsonlWriter, RunClock, read_jsonl
 from recorder.session import Recording
 from tests.recorder.helpers import actions, serve_test_site, wait_for
 

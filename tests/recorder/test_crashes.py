@@ -15,7 +15,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from recorder.manifest import recover
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 from recorder.session import Recording
 from tests.recorder.helpers import (actions, assert_all_jsonl_parse, assert_video_covers_run, assert_video_plays,
                                    serve_test_site, wait_for)

@@ -12,7 +12,7 @@ from playwright.async_api import async_playwright
 
 from clawrec.taskfile import expand_sites, load_task
 from interceptor.core import Interceptor
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 from recorder.session import Recording
 from sites.drivers import drive
 from tests.recorder.helpers import actions, wait_for

@@ -15,7 +15,7 @@ from recorder import manifest
 from recorder.agent_log import AgentLogSink, normalize, recover_inbox
 from recorder.browser import launch_browser
 from recorder.display import start_display
-from recorder.records import RunClock, read_jsonl
+from rundir.records import RunClock, read_jsonl
 from recorder.session import EXTENSION_DIR, unpacked_extension_id
 from recorder.video import VideoRecorder, segment_files
 

@@ -8,7 +8,7 @@ import asyncio
 
 from playwright.async_api import async_playwright
 
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 from recorder.session import Recording
 from tests.recorder.helpers import serve_test_site, wait_for
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from recorder.records import read_jsonl
+from rundir.records import read_jsonl
 from recorder.session import Recording
 from tests.recorder.helpers import actions, serve_test_site, wait_for
 

@@ -10,12 +10,12 @@ import pytest
 import yaml
 
 from clawrec.cli import main
-from interceptor.clawbench import (
+from taskspec.clawbench import (
     METACLASS_CATEGORY, PLACEHOLDER, category_for, convert_task, host_from_pattern, search_to_fullmatch, slugify,
     task_id_for,
 )
-from interceptor.spec import CATEGORIES
-from interceptor.spec_check import load_spec
+from taskspec.model import CATEGORIES
+from taskspec.check import load_spec
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "clawbench"
 ALL_TASKS = sorted(FIXTURES.rglob("task.json"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interceptor.spec import Rule, glob_problem, glob_to_regex
+from taskspec.model import Rule, glob_problem, glob_to_regex
 
 
 def matches(glob: str, url: str) -> bool:

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from clawrec.cli import main
-from interceptor.spec import Respond
-from interceptor.spec_check import SpecError, load_spec, load_specs
+from taskspec.model import Respond
+from taskspec.check import SpecError, load_spec, load_specs
 
 FULL = """\
 version: 1

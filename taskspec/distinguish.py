@@ -7,7 +7,7 @@ person's run (same URL glob and method, or the same WebSocket) lacks, picked gre
 remaining look-alikes lack, first in payload order on ties), and none when URL + method already single the terminal
 request out. The values the judge compares go to the spec's `expect`, never to the matcher.
 
-Decisions go through the interceptor's own matcher (interceptor.match), so "would the rule catch it" here is exactly
+Decisions go through the interceptor's own matcher (taskspec.match), so "would the rule catch it" here is exactly
 what the interceptor will do. Pure data: no browser, no I/O.
 """
 
@@ -17,9 +17,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from interceptor.match import could_match, matches, websocket_message_matches
-from interceptor.payload import Body
-from interceptor.spec import Rule
+from taskspec.match import could_match, matches, websocket_message_matches
+from taskspec.payload import Body
+from taskspec.model import Rule
 
 
 @dataclass(frozen=True)

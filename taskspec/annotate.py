@@ -6,9 +6,9 @@ beacon, right after the last click/submit. A request the run already caught (`in
 
 The spec is generalized so that it catches the same submission in another run: ids and hashes in the URL path become
 `*`, the local sites' random ports become `{sites.NAME}` (when the manifest lists them). The rule's `fields` hold only
-what tells the terminal request apart from the run's other requests to the same endpoint (interceptor/distinguish.py;
+what tells the terminal request apart from the run's other requests to the same endpoint (taskspec/distinguish.py;
 usually none), so an agent that leaves out an optional field is still caught; the payload's values go to `expect`
-(for the judge) and token-shaped fields to `volatile`. Only pure data and the record shapes (recorder.records) are
+(for the judge) and token-shaped fields to `volatile`. Only pure data and the record shapes (rundir.records) are
 used here.
 """
 
@@ -24,13 +24,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from interceptor.distinguish import Sent, distinguishing_fields, unread_look_alikes
-from interceptor.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
+from taskspec.distinguish import Sent, distinguishing_fields, unread_look_alikes
+from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, placeholder_url, token_reason,
 )
-from interceptor.spec import Rule
-from recorder import records as R
+from taskspec.model import Rule
+from rundir import records as R
 
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 BEACON_TYPES = {"ping", "beacon", "cspviolationreport", "csp_report"}

@@ -1,6 +1,6 @@
 """How one recorded request is generalized into a rule that catches the same submission in another run.
 
-Used by `clawrec annotate` (interceptor/annotate.py): which payload values differ between correct runs by nature
+Used by `clawrec annotate` (taskspec/annotate.py): which payload values differ between correct runs by nature
 (tokens, nonces, timestamps: `volatile`), the dotted paths of a payload's leaves (a multipart file part is one leaf),
 which element of a batched GraphQL body does the work, and a URL glob with ids/hashes as `*` and the local sites'
 random ports as `{sites.NAME}`. Pure functions on plain data.

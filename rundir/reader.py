@@ -17,8 +17,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Generic, Iterator, TypeVar
 
-from recorder import records as R
-from evaluator.errors import RunDirError
+from rundir import records as R
+from rundir.errors import RunDirError
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
 NUMBER = (int, float)
@@ -171,7 +171,7 @@ class Layer(Generic[T]):
 
 
 def read_numbered(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[int], int]:
-    """Like recorder.records.read_jsonl, but keeps each record's line number (evidence pointers need it)."""
+    """Like rundir.records.read_jsonl, but keeps each record's line number (evidence pointers need it)."""
     out: list[tuple[int, dict[str, Any]]] = []
     bad: list[int] = []
     n = 0

@@ -4,7 +4,7 @@
 `*.yml`, skipping hidden folders and `files/` folders, which hold user documents) and also rejects an id used
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
 free-form mappings `user`, `expect` and `clawbench`; a salesforce-scratch `environment` takes the keys in
-`interceptor/spec_salesforce.py` SF_KEYS (README "Salesforce scratch orgs").
+`taskspec/check_salesforce.py` SF_KEYS (README "Salesforce scratch orgs").
 
 `{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by
 clawrec/taskfile.py) are accepted wherever a URL goes: `start_url: "{sites.travel}"`,
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from interceptor.spec import (
+from taskspec.model import (
     CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Environment, Limits, Respond,
     Rule, Spec, glob_problem,
 )
-from interceptor.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
+from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
 
 __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec_files", "load_spec", "load_specs"]
 
@@ -184,7 +184,7 @@ class FieldChecker:
             for key in options:
                 self.bad(path + (str(key),), "unknown key (a live environment takes only 'kind')")
         elif kind_ == "salesforce-scratch":
-            from interceptor.spec_salesforce import check_salesforce_options
+            from taskspec.check_salesforce import check_salesforce_options
 
             check_salesforce_options(self, options, path)
         return Environment(kind=kind_ if isinstance(kind_, str) else "live", options=options)

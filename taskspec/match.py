@@ -1,4 +1,4 @@
-"""Pure rule matching (spec v1): URL (glob or anchored regex, see interceptor/spec.py), method(s), `fields` (dotted
+"""Pure rule matching (spec v1): URL (glob or anchored regex, see taskspec/model.py), method(s), `fields` (dotted
 paths that must be present), `equals` (constant values), `query` (URL parameters). No browser here.
 
 Semantics worth knowing:
@@ -16,15 +16,11 @@ import functools
 import json
 import re
 
-try:  # Python >= 3.11 names the regex parser modules privately
-    from re import _constants as _re_constants, _parser as _re_parser
-except ImportError:  # pragma: no cover
-    import sre_constants as _re_constants, sre_parse as _re_parser  # type: ignore[no-redef]
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
-from interceptor.payload import Body, form_dict
-from interceptor.spec import Rule, glob_to_regex
+from taskspec.payload import Body, form_dict
+from taskspec.model import Rule, glob_to_regex
 
 MISSING = object()
 
@@ -143,51 +139,3 @@ def websocket_message_matches(rule: Rule, ws_url: str, message: Any) -> bool:
             pass
     values = message if isinstance(message, list) else [message]
     return any(satisfies(rule, v) for v in values) if needs_body(rule) else True
-
-
-_FETCH_SPECIAL = re.compile(r"[*?\\]")
-
-
-def fetch_patterns(rules: Iterable[Rule]) -> list[dict[str, str]]:
-    """Fetch.enable patterns that pause only what can match (narrowing, issue item 9).
-
-    Provably safe: each HTTP rule with a glob becomes its literal prefix + `*` (Chrome's `*` spans anything, so the
-    pattern is a superset of the glob). Chrome re-checks patterns on every redirect hop (measured: a POST answered by
-    a 307 to a narrowed terminal URL pauses), so redirects stay covered. A `url_regex` (fullmatch: anchored) gives
-    its literal prefix (`regex_prefix`). A prefix that does not reach past the host (or anything unusual) falls back
-    to pausing everything."""
-    patterns: list[str] = []
-    for rule in rules:
-        if rule.is_websocket:
-            continue
-        literal = rule.url if rule.url is not None else regex_prefix(rule.url_regex or "")
-        m = _FETCH_SPECIAL.search(literal)
-        prefix = literal[: m.start()] if m else literal
-        scheme, sep, rest = prefix.partition("://")
-        host = rest.split("/", 1)[0]
-        if not sep or scheme not in ("http", "https") or not host or host != host.lower() or "\\" in prefix:
-            return [{"urlPattern": "*", "requestStage": "Request"}]
-        patterns.append(prefix + "*")
-    return [{"urlPattern": p, "requestStage": "Request"} for p in dict.fromkeys(patterns)]
-
-
-def regex_prefix(pattern: str) -> str:
-    """The literal text every fullmatch of `pattern` starts with ("" when unknown: flags, alternation at the start).
-
-    Why parse instead of scanning characters: escapes (`\\.`), groups and quantifiers on the last literal (`s?`)
-    are easy to get wrong by hand; the stdlib parser already knows them."""
-    try:
-        parsed = _re_parser.parse(pattern)
-    except (re.error, RecursionError):
-        return ""
-    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
-        return ""
-    out: list[str] = []
-    for op, arg in parsed:
-        if op is _re_constants.LITERAL:
-            out.append(chr(arg))
-        elif op is _re_constants.AT and arg is _re_constants.AT_BEGINNING:
-            continue  # `^` is implied by fullmatch
-        else:
-            break
-    return "".join(out)

@@ -29,9 +29,9 @@ from typing import Any
 
 import yaml
 
-from interceptor.spec import CATEGORIES, SPEC_VERSION
-from interceptor.spec_check import FieldChecker, kind
-from interceptor.yaml_source import LineMap, Problem, SpecError, dotted
+from taskspec.model import CATEGORIES, SPEC_VERSION
+from taskspec.check import FieldChecker, kind
+from taskspec.yaml_source import LineMap, Problem, SpecError, dotted
 
 PLACEHOLDER = "__PLACEHOLDER_WILL_NOT_MATCH__"
 TASK_KEYS = ("$schema", "metadata", "instruction", "eval_schema", "time_limit", "extra_info", "judge_context")

@@ -1,7 +1,7 @@
 """The task spec (YAML `version: 1`, ../shared/DESIGN.md): typed objects every package reads.
 
 This module is pure data (no browser, no I/O), so evaluator and clawrec may import it. Loading and full
-validation with FILE:LINE messages live in interceptor/spec_check.py (`load_spec`, `load_specs`).
+validation with FILE:LINE messages live in taskspec/check.py (`load_spec`, `load_specs`).
 
 URL matching (what `Rule.matches_url` does, and what the interceptor's matcher uses):
 - `url` is a glob matched against the whole URL: `*` matches within one path segment (never `/`), `**` matches
@@ -9,7 +9,7 @@ URL matching (what `Rule.matches_url` does, and what the interceptor's matcher u
   `.../bookings?ref=1`); a glob with `?` matches the query too, where `*` stays within one `&`-separated
   parameter and `**` spans parameters. A `#fragment` is always ignored. Every other character is literal.
 - `url_regex` is a Python regex matched with `re.fullmatch` (anchored at both ends). ClawBench's patterns are
-  unanchored `re.search` patterns; `clawrec import-clawbench` rewrites them (interceptor/clawbench.py).
+  unanchored `re.search` patterns; `clawrec import-clawbench` rewrites them (taskspec/clawbench.py).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from interceptor.spec_check import FieldChecker, kind
-from interceptor.yaml_source import FieldPath
+from taskspec.check import FieldChecker, kind
+from taskspec.yaml_source import FieldPath
 
 SF_KEYS = ("pool", "path", "api_version", "definition", "dev_hub", "days", "wait_min", "seed", "track")
 SF_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")          # sObject and field API names (Lead, Custom__c)
