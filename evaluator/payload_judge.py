@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from taskspec.model import Rule, Spec, glob_to_regex
+from taskspec.model import Rule, Spec, url_matcher
 from rundir import records as R
 from taskspec import volatile
 from evaluator.normalize import same
@@ -198,7 +198,8 @@ class PayloadJudge:
         out = []
         for rule in self.spec.intercept:
             try:
-                rx = glob_to_regex(fill(rule.url, False)) if rule.url else re.compile(fill(rule.url_regex or "", True))
+                rx = url_matcher(fill(rule.url, False), None) if rule.url else \
+                    url_matcher(None, fill(rule.url_regex or "", True))
             except (ValueError, re.error):
                 continue
             out += [h for h in self.run.http if not h.intercepted and rx.fullmatch(h.url)

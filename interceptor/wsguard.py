@@ -114,7 +114,7 @@ GUARD_JS = r"""
 
 def js_regex(rule: Rule) -> str:
     """The rule's URL matcher as a JS regex source with fullmatch semantics."""
-    src = rule.url_pattern.pattern
+    src = rule.url_pattern.pattern  # the Python source (for a glob: glob_to_regex's)
     if rule.url is not None:
         return src.replace(r"\A", "^").replace(r"\Z", "$")
     return f"^(?:{src})$"

@@ -27,6 +27,7 @@ from taskspec.model import (
     Rule, Spec, glob_problem,
 )
 from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
+from taskspec.regex_engine import regex_problem
 
 __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec_files", "load_spec", "load_specs"]
 
@@ -209,10 +210,9 @@ class FieldChecker:
         else:
             url_regex = self.string(rule["url_regex"], path + ("url_regex",))
             if url_regex is not None:
-                try:
-                    re.compile(stand_in_sites(url_regex, regex=True))
-                except (re.error, OverflowError, RecursionError, ValueError) as exc:
-                    self.bad(path + ("url_regex",), f"bad regex: {exc}")
+                problem = regex_problem(stand_in_sites(url_regex, regex=True))
+                if problem:
+                    self.bad(path + ("url_regex",), f"bad regex: {problem}")
         websocket = (url or url_regex or "").startswith(WEBSOCKET_PREFIXES)
         methods = self.check_methods(rule["method"], path + ("method",), websocket) if "method" in rule else ()
         fields = self.strings(rule["fields"], path + ("fields",), dotted_paths=True) if "fields" in rule else ()

@@ -8,17 +8,21 @@ URL matching (what `Rule.matches_url` does, and what the interceptor's matcher u
   across segments. A glob without `?` ignores the URL's query string (`.../bookings` matches
   `.../bookings?ref=1`); a glob with `?` matches the query too, where `*` stays within one `&`-separated
   parameter and `**` spans parameters. A `#fragment` is always ignored. Every other character is literal.
-- `url_regex` is a Python regex matched with `re.fullmatch` (anchored at both ends). ClawBench's patterns are
+- `url_regex` is a Python regex matched with `re.fullmatch` semantics (anchored at both ends), run on RE2 (linear
+  time; lookaround and backreferences are refused by the checker). ClawBench's patterns are
   unanchored `re.search` patterns; `clawrec import-clawbench` rewrites them (taskspec/clawbench.py).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from taskspec.regex_engine import LinearPattern, compile_regex
 
 SPEC_VERSION = 1
 CATEGORIES = ("daily", "finance", "work", "dev", "academic", "travel", "social", "pets")
@@ -72,6 +76,15 @@ def glob_to_regex(glob: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+@functools.lru_cache(maxsize=4096)
+def url_matcher(url: str | None, url_regex: str | None) -> LinearPattern:
+    """A rule's URL matcher, compiled once per (glob, regex): RE2, so no URL can make matching backtrack
+    (taskspec/regex_engine.py). Raises ValueError (RegexError) for a bad glob or regex."""
+    if url is not None:
+        return compile_regex(glob_to_regex(url).pattern, re.DOTALL)
+    return compile_regex(url_regex or "")
+
+
 @dataclass(frozen=True)
 class Respond:
     """What a caught request gets: block (Fetch.failRequest) or a fake answer (Fetch.fulfillRequest)."""
@@ -106,11 +119,9 @@ class Rule:
         return f"intercept[{self.index}]"
 
     @cached_property
-    def url_pattern(self) -> re.Pattern[str]:
-        """The compiled URL matcher (glob or regex); always use `fullmatch` with it."""
-        if self.url is not None:
-            return glob_to_regex(self.url)
-        return re.compile(self.url_regex or "")
+    def url_pattern(self) -> LinearPattern:
+        """The compiled URL matcher (glob or regex) on RE2 (linear time); always use `fullmatch` with it."""
+        return url_matcher(self.url, self.url_regex)
 
     def matches_url(self, url: str) -> bool:
         return self.url_pattern.fullmatch(url) is not None

@@ -13,6 +13,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from taskspec.limits import MAX_DEPTH, MAX_SPEC_BYTES, MAX_SPEC_EXPANDED
+
 FieldPath = tuple[Any, ...]  # keys (str) and list indices (int)
 
 
@@ -103,6 +105,39 @@ def _walk(node: Node, path: FieldPath, out: Source, file: str, seen: set[int], a
             _walk(item, path + (i,), out, file, seen, above)
 
 
+def _expanded_problem(root: Node, file: str) -> Problem | None:
+    """Aliases make a small file stand for huge data (a "billion laughs": 9 levels of 10 aliases = 10^9 items) that
+    every later `json.dumps` or walk would expand. Expanded size and height are summed bottom-up with each node
+    visited once (iterative, memoized), so the check is linear in the file."""
+    size: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, height)
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    entered: set[int] = set()  # a node inside itself (a cycle) is refused later by _walk
+    while stack:
+        node, done = stack.pop()
+        if id(node) in size or (not done and id(node) in entered):
+            continue
+        children = [v for _k, v in node.value] if isinstance(node, MappingNode) else \
+            list(node.value) if isinstance(node, SequenceNode) else []
+        if not done:
+            entered.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in size)
+            continue
+        if isinstance(node, ScalarNode):
+            size[id(node)] = (1 + len(node.value), 0)
+            continue
+        below = [size.get(id(c), (0, 0)) for c in children]
+        total, height = 1 + sum(s for s, _h in below), 1 + max((h for _s, h in below), default=0)
+        size[id(node)] = (total, height)
+        line = node.start_mark.line + 1
+        if height > MAX_DEPTH:
+            return Problem(file, line, "yaml", f"nested deeper than {MAX_DEPTH} levels (README \"Limits\")")
+        if total > MAX_SPEC_EXPANDED:
+            return Problem(file, line, "yaml", f"aliases expand this value to more than {MAX_SPEC_EXPANDED:,} "
+                                               f"items and characters (a 'billion laughs'?); README \"Limits\"")
+    return None
+
+
 def _decode(raw: bytes, file: str) -> str:
     try:
         return raw.decode("utf-8-sig")
@@ -124,7 +159,11 @@ def _syntax_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
 
 
 def read_yaml(raw: bytes, file: str) -> Source:
-    """Parse one YAML document (JSON is YAML too). Raises SpecError for text that cannot be read at all."""
+    """Parse one YAML document (JSON is YAML too). Raises SpecError for text that cannot be read at all, and for a
+    file or alias expansion over the limits (taskspec/limits.py)."""
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError([Problem(file, 1, "spec", f"file is {len(raw):,} bytes, larger than the limit of "
+                                                  f"{MAX_SPEC_BYTES:,} (README \"Limits\")")])
     text = _decode(raw, file)
     out = Source(None, LineMap(), [])
     loader = None
@@ -134,6 +173,9 @@ def read_yaml(raw: bytes, file: str) -> Source:
         if node is None:
             raise SpecError([Problem(file, 1, "spec", "empty file: expected a mapping that starts with 'version: 1'")])
         out.lines.lines[()] = node.start_mark.line + 1
+        too_big = _expanded_problem(node, file)
+        if too_big is not None:
+            raise SpecError([too_big])
         _walk(node, (), out, file, set(), frozenset())
         out.data = loader.construct_document(node)
     except yaml.YAMLError as exc:

@@ -1,0 +1,53 @@
+"""Limits on what specs and pages may hand us, and the bounded JSON reading that enforces them.
+
+Why: specs and request bodies come from untrusted hands. Without limits a YAML "billion laughs" under `user:` grew a
+run to 3.1 GB, and a page POSTing 200k-deep JSON crashed the run with RecursionError (hardening probe, issue 16).
+Every recursive walk in clawrec (matching, redaction, judging, the report) is safe on data at most
+`MAX_DEPTH` deep, so decoders refuse anything deeper instead of passing it on. README "Limits" lists these.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_SPEC_BYTES = 2 * 1024 * 1024        # a spec file; the largest real one (a ClawBench import) is ~10 KB
+MAX_SPEC_EXPANDED = 5_000_000           # a spec's size with every YAML alias expanded (nodes + scalar characters)
+MAX_DEPTH = 100                         # nesting of a spec document or a decoded request body
+MAX_DECODE_BYTES = 16 * 1024 * 1024     # a JSON / form / text body larger than this is kept raw, not decoded
+
+TOO_DEEP = "too deep"
+TOO_LARGE = "too large"
+
+
+class TooDeep(ValueError):
+    """Data nested deeper than MAX_DEPTH (or so deep that the parser gave up)."""
+
+
+def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when lists/dicts in `value` nest deeper than `limit` (iterative: safe on any depth)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth + 1 > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return False
+
+
+def loads_bounded(text: str | bytes, limit: int = MAX_DEPTH) -> Any:
+    """`json.loads`, refusing data nested deeper than `limit` with TooDeep (never RecursionError).
+    Raises ValueError (json.JSONDecodeError) for text that is not JSON."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep(TOO_DEEP) from None
+    if depth_exceeds(value, limit):
+        raise TooDeep(TOO_DEEP)
+    return value
