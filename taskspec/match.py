@@ -13,7 +13,6 @@ Semantics worth knowing:
 from __future__ import annotations
 
 import json
-import re
 
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit

@@ -92,10 +92,16 @@ def test_alias_bomb_is_cheap(tmp_path, capsys):
     path = tmp_path / "bomb.yaml"
     path.write_text("version: 1\nid: bomb\ninstruction: x\nstart_url: http://127.0.0.1/\nuser:\n"
                     + "".join(f"  {line}\n" for line in lines))
+    # 9^10 items once expanded: `validate` passed it (and `run` grew to 3.1 GB in json.dumps); now both refuse it,
+    # in one line, without expanding it.
     start = time.monotonic()
-    assert main(["validate", str(path)]) == 0
+    expected = [f"{path}:12: yaml: aliases expand this value to more than 5,000,000 items and characters "
+                f"(a 'billion laughs'?); README \"Limits\""]
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == expected
+    assert main(["run", str(path), "--agent", "command", "--agent-cmd", "true", "--runs-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == ["clawrec: " + expected[0]]
     assert time.monotonic() - start < 20
-    assert capsys.readouterr().out == f"clawrec: 1 spec OK ({path})\n"
 
 
 def test_missing_path_is_one_line(tmp_path, capsys):
