@@ -17,59 +17,20 @@ from urllib.parse import urlsplit
 from taskspec.model import Rule, Spec, url_matcher
 from rundir import records as R
 from taskspec import volatile
+from taskspec.fieldpath import MISSING, leaf_paths, lookup
 from evaluator.normalize import same
 from rundir.reader import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
 
-_MISSING = object()
 FREE_TEXT_WORDS = 7  # a string with this many words or more is free text (compared only when `expect` names it)
-
-
-def get_path(payload: Any, path: str) -> Any:
-    """The value at a dotted path ("passengers.0.email") or _MISSING; a list body (batched GraphQL) is searched."""
-    if isinstance(payload, str):
-        try:
-            payload = json.loads(payload)
-        except ValueError:
-            return _MISSING
-    if isinstance(payload, list) and path.split(".", 1)[0] not in {str(i) for i in range(len(payload))}:
-        for element in payload:
-            v = get_path(element, path)
-            if v is not _MISSING:
-                return v
-        return _MISSING
-    cur = payload
-    for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
-            cur = cur[int(part)]
-        else:
-            return _MISSING
-    return cur
 
 
 def catch_value(catch: Interception, path: str) -> Any:
     """A field of a caught request: from the decoded body, else from the query string (GET rules)."""
-    v = get_path(catch.body, path)
-    if v is _MISSING and isinstance(catch.query, dict):
-        v = get_path(catch.query, path)
+    v = lookup(catch.body, path)
+    if v is MISSING and isinstance(catch.query, dict):
+        v = lookup(catch.query, path)
     return v
-
-
-def leaf_paths(payload: Any, prefix: str = "") -> list[str]:
-    """Dotted paths of every scalar in a payload (used when there is no spec to name the fields)."""
-    if isinstance(payload, dict):
-        out: list[str] = []
-        for k, v in payload.items():
-            out += leaf_paths(v, f"{prefix}{k}.") if isinstance(v, (dict, list)) and v else [f"{prefix}{k}"]
-        return out
-    if isinstance(payload, list):
-        out = []
-        for i, v in enumerate(payload):
-            out += leaf_paths(v, f"{prefix}{i}.") if isinstance(v, (dict, list)) and v else [f"{prefix}{i}"]
-        return out
-    return [prefix.rstrip(".")] if prefix else []
 
 
 def _is_free_text(v: Any) -> bool:
@@ -115,7 +76,7 @@ def _same_origin(a: str, b: str) -> tuple[bool, str | None]:
 
 
 def _show(v: Any) -> str:
-    s = json.dumps(v, ensure_ascii=False, default=str) if v is not _MISSING else "(missing)"
+    s = json.dumps(v, ensure_ascii=False, default=str) if v is not MISSING else "(missing)"
     return s if len(s) <= 80 else s[:77] + "..."
 
 
@@ -255,7 +216,7 @@ class PayloadJudge:
             if path in expect:
                 continue  # checked against expect (which is authoritative) below
             a = catch_value(catch, path)
-            if a is _MISSING:
+            if a is MISSING:
                 self.conditions.append(Condition(f"Field {path} present", False,
                                                  [self._ev("agent", catch, path)], "field missing from payload"))
                 continue
@@ -270,7 +231,7 @@ class PayloadJudge:
                                                  f"{_show(a)} (no reference to compare with)"))
                 continue
             b = catch_value(ref_catch, path)
-            if b is _MISSING:
+            if b is MISSING:
                 self.notes.append(f"field {path} is not in the reference payload; not compared")
                 continue
             if (_is_free_text(a) or _is_free_text(b)) and path not in exact:
@@ -294,7 +255,7 @@ class PayloadJudge:
         for path, want in (self.spec.expect if self.spec else {}).items():
             got = catch_value(catch, path)
             exactly = " exactly" if path in exact else ""
-            if got is _MISSING:
+            if got is MISSING:
                 self.conditions.append(Condition(f"Field {path} equals {_show(want)}{exactly}", False,
                                                  [self._ev("agent", catch, path)], "field missing from payload"))
                 continue

@@ -12,6 +12,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from taskspec.fieldpath import is_file_part, is_graphql, leaves  # noqa: F401  (re-exported for annotate)
+
 BEACON_WORDS = {"analytics", "collect", "track", "tracking", "telemetry", "beacon", "ping", "log", "logs",
                 "logging", "metrics", "rum", "pixel", "stats", "heartbeat", "csp-report", "sentry", "gtm",
                 "impression", "impressions", "pageview", "vitals"}
@@ -50,31 +52,6 @@ def token_reason(path: str, value: Any) -> str | None:
     if B64.fullmatch(s) and re.search(r"[A-Za-z]", s) and re.search(r"\d", s):
         return "token-like value"
     return None
-
-
-def leaves(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """(dotted path, value) of every scalar; a multipart file part is one leaf (its field name)."""
-    if isinstance(value, dict) and not is_file_part(value):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = [(str(i), v) for i, v in enumerate(value)]
-    else:
-        return [(prefix.rstrip("."), value)] if prefix else []
-    out: list[tuple[str, Any]] = []
-    for k, v in items:
-        if isinstance(v, (dict, list)) and v and not is_file_part(v):
-            out += leaves(v, f"{prefix}{k}.")
-        else:
-            out.append((f"{prefix}{k}", v))
-    return out
-
-
-def is_file_part(v: Any) -> bool:
-    return isinstance(v, dict) and "filename" in v and ("sha256" in v or "bytes_unavailable" in v or "size" in v)
-
-
-def is_graphql(v: Any) -> bool:
-    return isinstance(v, dict) and isinstance(v.get("query"), str) and "operationName" in v
 
 
 def is_mutation(v: Any) -> bool:

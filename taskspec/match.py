@@ -4,8 +4,7 @@ paths that must be present), `equals` (constant values), `query` (URL parameters
 Semantics worth knowing:
 - Paths look into the decoded body; a body without content (GET) is looked up in the URL's query parameters.
 - A JSON list body (batched GraphQL) matches when ANY element satisfies the rule on its own.
-- A dotted path also finds flat form keys: `a.b.0` finds a key `a.b.0` or `a[b][0]`; a string holding JSON
-  (GraphQL `variables` sent as a form field) is descended into.
+- Field paths mean what taskspec.fieldpath says (bracket form keys, JSON in strings, `*`, GraphQL `variables`).
 - `equals` compares loosely across types because forms carry strings: 5 == "5", true == "true"; a repeated form
   key (a list) matches when any of its values does.
 """
@@ -17,64 +16,13 @@ import json
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
+from taskspec.fieldpath import MISSING, lookup, values_equal  # noqa: F401  (the one field-path meaning)
 from taskspec.payload import Body, form_dict
 from taskspec.model import Rule, url_matcher
 from taskspec.regex_engine import LinearPattern
 
-MISSING = object()
-
-
 def query_params(url: str) -> dict[str, Any]:
     return form_dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
-
-
-def _bracketed(path: str) -> str:
-    head, *rest = path.split(".")
-    return head + "".join(f"[{p}]" for p in rest)
-
-
-def lookup(value: Any, path: str) -> Any:
-    """The value at a dotted path, or MISSING."""
-    if isinstance(value, dict):
-        if path in value:
-            return value[path]
-        alt = _bracketed(path)
-        if alt in value:
-            return value[alt]
-    head, _, rest = path.partition(".")
-    if isinstance(value, dict) and head in value:
-        nxt = value[head]
-    elif isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        nxt = value[int(head)]
-    else:
-        return MISSING
-    if not rest:
-        return nxt
-    if isinstance(nxt, str) and nxt[:1] in ("{", "["):
-        try:
-            nxt = json.loads(nxt)
-        except ValueError:
-            return MISSING
-    return lookup(nxt, rest)
-
-
-def values_equal(actual: Any, expected: Any) -> bool:
-    if actual is MISSING:
-        return False
-    if isinstance(actual, list) and not isinstance(expected, list):
-        return any(values_equal(a, expected) for a in actual)
-    if actual == expected and type(actual) is type(expected):
-        return True
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return str(actual).lower() == str(expected).lower()
-    if isinstance(expected, (int, float)) and not isinstance(actual, (dict, list)):
-        try:
-            return float(actual) == float(expected)
-        except (TypeError, ValueError):
-            return False
-    if isinstance(expected, (dict, list)) or isinstance(actual, (dict, list)):
-        return actual == expected
-    return str(actual) == str(expected)
 
 
 def candidates(body: Body, url: str) -> list[Any]:

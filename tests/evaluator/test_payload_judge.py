@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evaluator.payload_judge import get_path, judge_payload
+from evaluator.payload_judge import judge_payload
+from taskspec.fieldpath import lookup as get_path
 from rundir.reader import RunDir
 from evaluator.verdict import check_verdict, write_verdict
 from tests.evaluator.helpers import RUNS, copy_run, labels, spec_from_yaml
