@@ -13,45 +13,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from taskspec.fieldpath import is_file_part, is_graphql, leaves  # noqa: F401  (re-exported for annotate)
+from taskspec.volatile import reason as token_reason  # noqa: F401  (re-exported for annotate)
 
 BEACON_WORDS = {"analytics", "collect", "track", "tracking", "telemetry", "beacon", "ping", "log", "logs",
                 "logging", "metrics", "rum", "pixel", "stats", "heartbeat", "csp-report", "sentry", "gtm",
                 "impression", "impressions", "pageview", "vitals"}
-TOKEN_NAME = re.compile(r"(^|[_\-.\[])(csrf|xsrf|nonce|token|authenticity|captcha|recaptcha|signature|sig|hmac|"
-                        r"idempotency|request_?id|trace_?id|session_?id|sid|timestamp|ts|uuid|guid|_?wpnonce)"
-                        r"($|[_\-.\]])", re.I)
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
-HEX = re.compile(r"[0-9a-f]{16,}", re.I)
-B64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
-ISO_TS = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
 # numeric ids, hex hashes (with a digit), uuids, long mixed-case tokens: path segments that differ between runs
 ID_SEGMENT = re.compile(r"\d+|(?=[a-fA-F]*\d)[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|"
                         r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9_\-]{20,}")
-CONTENT_KEYS = {"sha256", "size", "filename", "content_type", "name", "field"}
 GRAPHQL_SKIP = {"query", "extensions", "operationName"}
-
-
-def token_reason(path: str, value: Any) -> str | None:
-    """Why a payload field differs between correct runs by nature (name or value shape), or None."""
-    leaf = path.rsplit(".", 1)[-1]
-    if TOKEN_NAME.search(leaf):
-        return f"token-like name {leaf!r}"
-    if leaf.lower() in CONTENT_KEYS or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return "epoch timestamp" if 1e9 <= value < 2.5e9 or 1e12 <= value < 2.5e12 else None
-    if not isinstance(value, str):
-        return None
-    s = value.strip()
-    if UUID.fullmatch(s):
-        return "uuid"
-    if HEX.fullmatch(s):
-        return "hex value"
-    if ISO_TS.fullmatch(s):
-        return "timestamp"
-    if B64.fullmatch(s) and re.search(r"[A-Za-z]", s) and re.search(r"\d", s):
-        return "token-like value"
-    return None
 
 
 def is_mutation(v: Any) -> bool:

@@ -1,7 +1,8 @@
 """Which payload values differ between correct runs by nature (CSRF tokens, nonces, timestamps, generated ids).
 
-The payload judge skips them and says so. A spec names them explicitly (`volatile: [...]`); the rest are
-recognized by field name or by value shape. A field named in `expect` is never skipped.
+ONE detector for annotate (which lists them as the spec's `volatile`) and the payload judge (which skips them and
+says so). A spec names them explicitly (`volatile: [...]`); the rest are recognized by field name or by value shape.
+A field named in `expect` is never skipped.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import re
 from typing import Any
 
 _NAME = re.compile(
-    r"(^|[_\-.])(csrf|xsrf|nonce|token|authenticity|captcha|recaptcha|signature|sig|hmac|idempotency|request_?id|"
+    r"(^|[_\-.\[])(csrf|xsrf|nonce|token|authenticity|captcha|recaptcha|signature|sig|hmac|idempotency|request_?id|"
     r"trace_?id|session_?id|sid|timestamp|ts|created_?at|updated_?at|client_?time|uuid|guid|_?wpnonce|"
-    r"g-recaptcha-response|cf-turnstile-response)($|[_\-.])", re.I)
+    r"g-recaptcha-response|cf-turnstile-response)($|[_\-.\]])", re.I)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.I)
 _B64 = re.compile(r"^[A-Za-z0-9+/_\-]{20,}={0,2}$")
@@ -28,7 +29,7 @@ def name_reason(path: str) -> str | None:
 
 
 # content hashes and sizes of uploaded files must match, even though they look like tokens
-_CONTENT_KEYS = {"sha256", "sha1", "md5", "size", "filename", "content_type", "name"}
+_CONTENT_KEYS = {"sha256", "sha1", "md5", "size", "filename", "content_type", "name", "field"}
 
 
 def value_reason(value: Any, path: str = "") -> str | None:
@@ -56,3 +57,8 @@ def value_reason(value: Any, path: str = "") -> str | None:
     if _B64.match(s) and re.search(r"[A-Za-z]", s) and re.search(r"\d", s) and not re.search(r"\s", s):
         return "long token-like value"
     return None
+
+
+def reason(path: str, value: Any) -> str | None:
+    """Why a payload field differs between correct runs by nature (its name, else its value's shape), or None."""
+    return name_reason(path) or value_reason(value, path)
