@@ -14,10 +14,10 @@ from typing import Any, Mapping
 
 from clawrec.agents.base import TaskInfo
 from clawrec.errors import UsageError
+from taskspec import placeholders
 from taskspec.model import Spec
 
 SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"travel": "http://127.0.0.1:PORT/", …}
-PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 def load_task(path: str) -> Spec:
@@ -33,7 +33,7 @@ def load_task(path: str) -> Spec:
 
 
 def has_placeholders(spec: Spec) -> bool:
-    return bool(PLACEHOLDER.search(json.dumps(spec.raw, default=str)))
+    return bool(placeholders.PLACEHOLDER.search(json.dumps(spec.raw, default=str)))
 
 
 def sites_from_env() -> dict[str, str] | None:
@@ -54,12 +54,8 @@ def sites_from_env() -> dict[str, str] | None:
 
 def expand_sites(spec: Spec, urls: Mapping[str, str]) -> Spec:
     """The spec with `{sites.NAME}` filled in every string (start_url, instruction, rules, user, expect, raw)."""
-    from sites import expand_site_urls
-
-    def fill(value: Any, regex: bool = False) -> Any:
-        if regex and isinstance(value, str):  # a URL put into a regex must match literally
-            return PLACEHOLDER.sub(lambda m: re.escape(expand_site_urls(m.group(0), dict(urls))), value)
-        return expand_site_urls(value, dict(urls))
+    def fill(value: Any, regex: bool = False) -> Any:  # a URL put into a regex must match literally
+        return placeholders.fill(value, urls, regex=regex)
 
     try:
         rules = tuple(dataclasses.replace(r, url=fill(r.url), url_regex=fill(r.url_regex, regex=True),

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from taskspec.model import Rule, Spec, url_matcher
 from rundir import records as R
-from taskspec import volatile
+from taskspec import placeholders, volatile
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
 from evaluator.normalize import same
 from rundir.reader import HttpRecord, Interception, RunDir
@@ -38,7 +38,6 @@ def _is_free_text(v: Any) -> bool:
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-SITE = re.compile(r"\{sites\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def canonical_url(url: str, run: RunDir | None) -> str:
@@ -151,10 +150,7 @@ class PayloadJudge:
         sites = self.run.manifest.get("sites") if isinstance(self.run.manifest.get("sites"), dict) else {}
 
         def fill(text: str, escape: bool) -> str:  # {sites.NAME} -> this run's base URL of that local site
-            def base(m: re.Match[str]) -> str:
-                url = str(sites.get(m.group(1), m.group(0)))
-                return re.escape(url) if escape else url
-            return SITE.sub(base, text)
+            return placeholders.fill(text, sites, regex=escape, strict=False)
 
         out = []
         for rule in self.spec.intercept:

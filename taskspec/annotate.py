@@ -29,6 +29,7 @@ from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation AP
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, placeholder_url, token_reason,
 )
+from taskspec import placeholders
 from taskspec.model import Rule
 from rundir import records as R
 
@@ -236,9 +237,7 @@ class Options:
 
 def fill_sites(text: str, sites: dict[str, str]) -> str:
     """`{sites.NAME}` replaced by the run's own base URL of that site (to match the run's recorded URLs)."""
-    for name, base in sites.items():
-        text = text.replace(f"{{sites.{name}}}", base if base.endswith("/") else base + "/")
-    return text
+    return placeholders.fill(text, sites, strict=False)
 
 
 def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...], extra: tuple[str, ...] = (),

@@ -26,6 +26,7 @@ from taskspec.model import (
     CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Environment, Limits, Respond,
     Rule, Spec, glob_problem,
 )
+from taskspec.placeholders import stand_in as stand_in_sites
 from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
 from taskspec.regex_engine import regex_problem
 
@@ -51,13 +52,6 @@ def kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-SITE_PLACEHOLDER = re.compile(r"\{sites\.[A-Za-z_][A-Za-z0-9_]*\}")
-STAND_IN_SITE = "http://127.0.0.1:9/"
-
-
-def stand_in_sites(text: str, regex: bool = False) -> str:
-    """`text` with `{sites.NAME}` replaced by a stand-in base URL, for checking (escaped inside a regex)."""
-    return SITE_PLACEHOLDER.sub(lambda _m: re.escape(STAND_IN_SITE) if regex else STAND_IN_SITE, text)
 
 
 def _is_dotted(path: str) -> bool:

@@ -22,7 +22,7 @@ ALLOWED = {
     "interceptor": {"taskspec", "rundir"},
     "recorder": {"taskspec", "rundir"},
     "evaluator": {"taskspec", "rundir"},
-    "sites": set(),
+    "sites": {"taskspec"},  # the {sites.NAME} filler
     "clawrec": {"taskspec", "rundir", "interceptor", "recorder", "evaluator", "sites"},
 }
 BROWSER_LIBS = ("playwright", "websockets", "aiohttp", "ffmpeg", "anthropic")
