@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
 
 from taskspec.distinguish import Sent, distinguishing_fields, unread_look_alikes
 from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, placeholder_url, token_reason,
 )
-from taskspec import placeholders
+from taskspec import dump, placeholders
 from taskspec.model import Rule
 from rundir import records as R
 
@@ -325,22 +324,11 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
     return spec
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, s: str) -> yaml.Node:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", s, style='"' if "{" in s or ":" in s else None)
-
-
-_Dumper.add_representer(str, _str)
-
-
 def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
-    head = (f"# Annotated by `clawrec annotate` from {run.path.name} ({R.HTTP} line {c.line}: {c.method} {c.url}).\n"
-            "# `fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
-            "# from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
-            "# compares.\n"
-            + "".join(f"# Note: {n}\n" for n in dict.fromkeys(run.notes))
-            + "# Review `intercept`, `expect` and `volatile` before use.\n")
-    return head + yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    head = (f"Annotated by `clawrec annotate` from {run.path.name} ({R.HTTP} line {c.line}: {c.method} {c.url}).\n"
+            "`fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
+            "from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
+            "compares.\n"
+            + "".join(f"Note: {n}\n" for n in dict.fromkeys(run.notes))
+            + "Review `intercept`, `expect` and `volatile` before use.\n")
+    return dump.dump_spec(spec, head)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
 
+from taskspec.dump import dump_spec  # noqa: F401  (re-exported: the importer writes specs with it)
 from taskspec.model import CATEGORIES, SPEC_VERSION
 from taskspec.check import FieldChecker, kind
 from taskspec.yaml_source import LineMap, Problem, SpecError, dotted
@@ -255,19 +255,3 @@ def _files(c: FieldChecker, extra: list, ident: str, file_exists: Callable[[str]
             files.append(dest)
     return copies, files
 
-
-class _Dumper(yaml.SafeDumper):
-    """Readable output: multi-line strings as `|` blocks, keys in spec order."""
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def dump_spec(spec: dict[str, Any], header: str = "") -> str:
-    body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
-    return "".join(f"# {line}\n" for line in header.splitlines()) + body

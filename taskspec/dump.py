@@ -1,0 +1,26 @@
+"""The one YAML writer of specs (annotate, the ClawBench import): keys in spec order, multi-line strings as `|`
+blocks, strings with `{` or `: ` quoted (placeholders and URLs stay readable and round-trip), a `# ` header."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else '"' if "{" in value or ":" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_spec(spec: dict[str, Any], header: str = "") -> str:
+    """The spec as YAML text, each line of `header` as a comment above it."""
+    body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
+    return "".join(f"# {line}\n" for line in header.splitlines()) + body
