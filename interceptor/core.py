@@ -29,6 +29,7 @@ from interceptor.httplog import HttpLog, mask_passwords, password_values, redact
 from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
+from taskspec.limits import loads_bounded
 from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
 
 log = logging.getLogger("clawrec.interceptor")
@@ -231,8 +232,9 @@ class Interceptor:
         body = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), self.files, complete)
         rule = match.first_match(rules, req["method"], req["url"], body)
         undecidable = False
-        if rule is None and req.get("hasPostData") and not raw:
-            # The body could not be read: a request to a terminal URL we cannot check is held back (fail closed).
+        if rule is None and ((req.get("hasPostData") and not raw) or body.decode):
+            # The body could not be read (or was too deep / too large to decode: body.decode): a request to a
+            # terminal URL we cannot check is held back (fail closed).
             rule, undecidable = rules[0], True
             self.stats["undecidable"] += 1
         if rule is None:
@@ -264,6 +266,8 @@ class Interceptor:
         }
         if undecidable:
             record["undecidable"] = True
+        if body.decode:
+            record["decode"] = body.decode  # "too deep" | "too large": `body` is null, `raw` keeps the bytes
         self._record(record)
 
     async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
@@ -305,8 +309,8 @@ class Interceptor:
         decoded: Any = data
         if isinstance(data, str):
             try:
-                decoded = json.loads(data)
-            except ValueError:
+                decoded = loads_bounded(data)
+            except ValueError:  # not JSON, or too deep: kept as text
                 pass
         self._record({
             "rule": rule.name, "rule_index": rule.index, "url": message.get("url"), "method": "WEBSOCKET",

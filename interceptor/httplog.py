@@ -82,6 +82,23 @@ def mask_passwords(value: Any) -> Any:
     return value
 
 
+def body_record(decoded: payload.Body, size: int) -> dict[str, Any]:
+    """http.jsonl's `body`. Bytes Chrome did not hand over (over maxPostDataSize, a file streamed from disk) are
+    `unavailable` (size: the Content-Length, filled in when the request's wire headers arrive), never `empty`;
+    multipart file names are listed when the visible part names them."""
+    if decoded.kind == "unavailable":
+        return {"kind": "unavailable", "size": None, "complete": False}
+    body: dict[str, Any] = {"kind": decoded.kind, "value": mask_passwords(decoded.value), "size": size,
+                            "complete": decoded.complete}
+    if decoded.kind in ("text", "binary"):
+        body["value"] = decoded.raw_text()[:BODY_LIMIT] if decoded.kind == "text" else None
+    if decoded.files:
+        body["files"] = [f.get("filename") for f in decoded.files]
+    if decoded.decode:
+        body["decode"] = decoded.decode
+    return body
+
+
 class HttpLog:
     """Joins Network events per request (keyed by session + requestId) and writes one record when it ends."""
 
@@ -97,6 +114,7 @@ class HttpLog:
         self.writer = JsonlWriter(run_dir / HTTP, clock)
         self.records: list[dict[str, Any]] = []
         self._open: dict[str, dict[str, Any]] = {}
+        self._lengths: dict[str, int] = {}  # Content-Length from ExtraInfo that came before its request
         self._intercepted: dict[str, str] = {}
         self._ws: dict[str, str] = {}
         self.documents: dict[str, str] = {}  # network requestId -> URL of the document (or worker) that sent it
@@ -113,6 +131,7 @@ class HttpLog:
             self._own_sessions.add(session.id)
         on = session.on
         on("Network.requestWillBeSent", lambda p: self._request(session, frames, p))
+        on("Network.requestWillBeSentExtraInfo", lambda p: self._wire_headers(session, p))
         on("Network.responseReceived", lambda p: self._response(session, p))
         on("Network.loadingFinished", lambda p: self._finished(session, p, None))
         on("Network.loadingFailed", lambda p: self._finished(session, p, p.get("errorText", "failed")))
@@ -149,10 +168,7 @@ class HttpLog:
         if req.get("hasPostData"):
             raw, complete = payload.entries_bytes(req)
             decoded = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), (), complete)
-            body = {"kind": decoded.kind, "value": mask_passwords(decoded.value),
-                    "size": len(raw), "complete": decoded.complete}
-            if decoded.kind in ("text", "binary"):
-                body["value"] = decoded.raw_text()[:BODY_LIMIT] if decoded.kind == "text" else None
+            body = body_record(decoded, len(raw))
         self._open[key] = {
             "type": "request", "id": p["requestId"], "target": session.target_type,
             "target_id": session.target_id, "frame": p.get("frameId"),
@@ -162,6 +178,20 @@ class HttpLog:
             "started": self.clock.now(), "response": None, "timing": None,
             "intercepted": self._intercepted.get(p["requestId"]),
         }
+        length = self._lengths.pop(key, None)
+        if body is not None and not body["complete"] and length is not None:
+            body["size"] = length
+
+    def _wire_headers(self, session: Session, p: dict[str, Any]) -> None:
+        """The headers as sent: the only place Chrome reports Content-Length (needed for an unavailable body)."""
+        length = payload.header(p.get("headers", {}), "content-length")
+        if length.isascii() and length.isdigit() and len(length) < 16:
+            key = self._key(session, p.get("requestId", ""))
+            rec = self._open.get(key)
+            if rec is None:  # ExtraInfo may come first: kept until its request arrives
+                self._lengths[key] = int(length)
+            elif rec.get("body") and not rec["body"].get("complete", True):
+                rec["body"]["size"] = int(length)
 
     def _response_record(self, r: dict[str, Any]) -> dict[str, Any]:
         return {"status": r.get("status"), "status_text": r.get("statusText", ""),

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from interceptor.cdp import Session
 from interceptor.frames import Frames
+from taskspec.limits import loads_bounded
 from taskspec.model import Rule
 
 FRAME_TYPES = ("page", "iframe")
@@ -151,8 +152,8 @@ class WsGuard:
         if params.get("name") != self.binding:
             return
         try:
-            message = json.loads(params.get("payload", "{}"))
+            message = loads_bounded(params.get("payload", "{}"))
             rule = self.rules[int(message["rule"])]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):  # ValueError: not JSON, or too deep (taskspec/limits.py)
             return  # page scripts can call the binding too; only well-formed guard reports count
         self.on_caught(session, rule, message)

@@ -19,6 +19,7 @@ from typing import Any, Generic, Iterator, TypeVar
 
 from rundir import records as R
 from rundir.errors import RunDirError
+from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
 NUMBER = (int, float)
@@ -180,8 +181,8 @@ def read_numbered(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[in
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
+                obj = loads_bounded(line, MAX_RECORD_DEPTH)
+            except ValueError:  # not JSON, or nested deeper than any record clawrec writes
                 bad.append(n)
                 continue
             (out.append((n, obj)) if isinstance(obj, dict) else bad.append(n))

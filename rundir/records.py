@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
+
 RUN_FORMAT_VERSION = 1
 
 MANIFEST = "manifest.json"
@@ -127,8 +129,8 @@ def read_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[int]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
+                obj = loads_bounded(line, MAX_RECORD_DEPTH)
+            except ValueError:  # not JSON, or nested deeper than any record clawrec writes
                 bad.append(n)
                 continue
             if isinstance(obj, dict):

@@ -29,6 +29,8 @@ from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation AP
     is_mutation, leaves, placeholder_url, token_reason,
 )
 from taskspec import dump, placeholders
+from rundir.jsondepth import MAX_RECORD_DEPTH
+from taskspec.limits import TooDeep, loads_bounded
 from taskspec.model import Rule
 from rundir import records as R
 
@@ -96,7 +98,10 @@ def read_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads_bounded(line, MAX_RECORD_DEPTH)
+            except TooDeep:
+                raise AnnotateError(f"{path}:{n}: corrupt JSONL line (nested deeper than any record clawrec writes)") \
+                    from None
             except json.JSONDecodeError as exc:
                 raise AnnotateError(f"{path}:{n}: corrupt JSONL line ({exc.msg.removesuffix(' at')} at column {exc.colno})") from None
             if not isinstance(obj, dict):
@@ -152,8 +157,8 @@ def _is_own_channel(rec: dict[str, Any], payload: Any) -> bool:
 def _decode_ws(text: Any) -> tuple[str, Any]:
     if isinstance(text, str):
         try:
-            return "json", json.loads(text)
-        except ValueError:
+            return "json", loads_bounded(text)
+        except ValueError:  # not JSON, or too deep (taskspec/limits.py)
             return "text", text
     return "text", text
 
@@ -174,7 +179,7 @@ def sent(run: Run) -> list[Sent]:
         method, url = str(rec.get("method") or "").upper(), str(rec.get("url") or "")
         body = rec.get("body") if isinstance(rec.get("body"), dict) else {}
         kind, value = str(body.get("kind") or "empty"), body.get("value")
-        if kind == "empty" and body.get("complete") is False:
+        if kind in ("empty", "unavailable") and body.get("complete") is False:  # "empty": runs before issue 16
             catch = next((k for k in catches if k.get("url") == url and str(k.get("method")).upper() == method),
                          None) if rec.get("intercepted") else None
             if catch is None:

@@ -14,9 +14,10 @@ Everything is iterative (no recursion), so a hostile 200k-deep body cannot raise
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from taskspec.limits import loads_bounded
 
 MISSING: Any = object()
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
@@ -40,10 +41,15 @@ def decoded(value: Any) -> Any:
     """A string holding a JSON object or list, decoded; anything else as it is."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
-        except (ValueError, RecursionError):
+            return loads_bounded(value)
+        except ValueError:  # not JSON, or deeper than taskspec/limits.py allows
             return value
     return value
+
+
+def _index(segment: str) -> int | None:
+    """A list index segment (`0`, `12`); None for anything else (`²` and 5000-digit strings are not indices)."""
+    return int(segment) if segment.isascii() and segment.isdigit() and len(segment) < 18 else None
 
 
 def is_graphql(value: Any) -> bool:
@@ -80,8 +86,9 @@ def lookup(value: Any, path: str) -> Any:
         elif isinstance(node, list):
             if head == "*":
                 nxt += [(v, tail) for v in node]
-            elif head.isdigit() and int(head) < len(node):
-                nxt.append((node[int(head)], tail))
+            elif _index(head) is not None:
+                if _index(head) < len(node):
+                    nxt.append((node[_index(head)], tail))
             elif not head.isdigit():
                 nxt += [(v, rest) for v in node]  # a list where a name is expected: any element
         stack += reversed(nxt)

@@ -8,8 +8,12 @@ Every recursive walk in clawrec (matching, redaction, judging, the report) is sa
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from rundir.jsondepth import TooDeep, depth_exceeds, loads_bounded as _loads_bounded
+
+__all__ = ["MAX_DECODE_BYTES", "MAX_DEPTH", "MAX_SPEC_BYTES", "MAX_SPEC_EXPANDED", "TOO_DEEP", "TOO_LARGE", "TooDeep",
+           "depth_exceeds", "loads_bounded"]
 
 MAX_SPEC_BYTES = 2 * 1024 * 1024        # a spec file; the largest real one (a ClawBench import) is ~10 KB
 MAX_SPEC_EXPANDED = 5_000_000           # a spec's size with every YAML alias expanded (nodes + scalar characters)
@@ -20,34 +24,6 @@ TOO_DEEP = "too deep"
 TOO_LARGE = "too large"
 
 
-class TooDeep(ValueError):
-    """Data nested deeper than MAX_DEPTH (or so deep that the parser gave up)."""
-
-
-def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when lists/dicts in `value` nest deeper than `limit` (iterative: safe on any depth)."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        if depth + 1 > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
-    return False
-
-
 def loads_bounded(text: str | bytes, limit: int = MAX_DEPTH) -> Any:
-    """`json.loads`, refusing data nested deeper than `limit` with TooDeep (never RecursionError).
-    Raises ValueError (json.JSONDecodeError) for text that is not JSON."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise TooDeep(TOO_DEEP) from None
-    if depth_exceeds(value, limit):
-        raise TooDeep(TOO_DEEP)
-    return value
+    """`json.loads` refusing data nested deeper than `limit` with TooDeep (never RecursionError)."""
+    return _loads_bounded(text, limit)

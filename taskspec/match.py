@@ -11,12 +11,12 @@ Semantics worth knowing:
 
 from __future__ import annotations
 
-import json
 
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
 from taskspec.fieldpath import MISSING, lookup, values_equal  # noqa: F401  (the one field-path meaning)
+from taskspec.limits import loads_bounded
 from taskspec.payload import Body, form_dict
 from taskspec.model import Rule, url_matcher
 from taskspec.regex_engine import LinearPattern
@@ -80,8 +80,8 @@ def websocket_message_matches(rule: Rule, ws_url: str, message: Any) -> bool:
         return False
     if isinstance(message, str):
         try:
-            message = json.loads(message)
-        except ValueError:
+            message = loads_bounded(message)
+        except ValueError:  # not JSON (or too deep): matched as text
             pass
     values = message if isinstance(message, list) else [message]
     return any(satisfies(rule, v) for v in values) if needs_body(rule) else True

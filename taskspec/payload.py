@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
+
+from taskspec.limits import MAX_DECODE_BYTES, TOO_DEEP, TOO_LARGE, TooDeep, loads_bounded
 
 GAP = b"\x00clawrec:bytes-unavailable\x00"
 RAW_LIMIT = 256 * 1024
@@ -24,13 +25,15 @@ RAW_LIMIT = 256 * 1024
 
 @dataclass
 class Body:
-    """A decoded body: `kind` json|urlencoded|multipart|text|binary|empty; `value` what rules look into."""
+    """A decoded body: `kind` json|urlencoded|multipart|text|binary|empty|unavailable; `value` what rules look
+    into."""
 
     kind: str
     value: Any = None
     raw: bytes = b""
     complete: bool = True
     files: list[dict[str, Any]] = field(default_factory=list)
+    decode: str | None = None  # why `value` is None although there are bytes: "too deep" | "too large"
 
     def raw_text(self) -> str:
         text = self.raw[:RAW_LIMIT].replace(GAP, b"<bytes unavailable>").decode("utf-8", "replace")
@@ -66,20 +69,31 @@ def entries_bytes(request: dict[str, Any]) -> tuple[bytes, bool]:
 
 def decode(body: bytes, content_type: str = "", files: tuple[Path, ...] | list[Path] = (),
            complete: bool = True) -> Body:
-    """Decode by content type first, then by sniffing (JSON, then urlencoded, then text)."""
+    """Decode by content type first, then by sniffing (JSON, then urlencoded, then text).
+
+    No body but `complete=False` (Chrome did not hand the bytes over) is kind `unavailable`, never `empty`. A body
+    over the limits (taskspec/limits.py) is not decoded: value None, `decode` says why ("too deep", "too large"),
+    the raw bytes are kept; a rule that needs its fields then cannot be decided and the interceptor holds it."""
     ctype = content_type.lower()
     if not body:
-        return Body("empty", None, body, complete)
+        return Body("empty" if complete else "unavailable", None, body, complete)
     if "multipart/form-data" in ctype:
         m = re.search(r'boundary="?([^";]+)"?', content_type, re.I)
         if m:
             return _multipart(body, m.group(1).encode(), files, complete)
+    if len(body) > MAX_DECODE_BYTES:
+        head = body[:64].lstrip()
+        kind = "json" if "json" in ctype or head[:1] in (b"{", b"[") else \
+            "urlencoded" if "x-www-form-urlencoded" in ctype else "text"
+        return Body(kind, None, body, complete, decode=TOO_LARGE)
     text = body.decode("utf-8", "replace") if GAP not in body else None
     if text is not None:
         stripped = text.strip()
         if "json" in ctype or stripped[:1] in ("{", "["):
             try:
-                return Body("json", json.loads(stripped), body, complete)
+                return Body("json", loads_bounded(stripped), body, complete)
+            except TooDeep:
+                return Body("json", None, body, complete, decode=TOO_DEEP)
             except ValueError:
                 pass
         if "x-www-form-urlencoded" in ctype or _looks_urlencoded(stripped):
