@@ -26,7 +26,7 @@ from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
 from clawrec.errors import UsageError
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
-from clawrec.taskfile import expand_sites, has_placeholders, load_task, sites_from_env, task_info
+from clawrec.taskfile import agent_task_path, expand_sites, has_placeholders, load_task, redacted_task, sites_from_env, task_info
 
 AGENT_STOP_TIMEOUT = 10.0   # seconds an agent gets to end after cancellation before the run goes on without it
 SETTLE = 1.0                # after the agent ends: how long a last in-flight submission may take to be caught
@@ -192,11 +192,13 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     from rundir.records import RunClock
     from recorder.session import Recording
     from clawrec.startpage import open_start_page
+    from taskspec.secrets import secret_values
 
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=req.agent, headless=req.headless,
-                    video=video, clock=clock, display=run_display(req), secrets=list(prepared.secrets),
+                    video=video, clock=clock, display=run_display(req),
+                    secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from")})
     rec.interrupt_reason, stop.rec = stop.reason, rec  # signals are handled here (stoppable), not by the Recording
@@ -205,7 +207,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         rec.base["sites"] = dict(urls)
     if prepared.info.get("kind", "live") != "live":
         rec.base["environment"] = dict(prepared.info)
-    (run_dir / "task.json").write_text(json.dumps(ctx.task.to_json(), indent=2, ensure_ascii=False) + "\n")
+    (run_dir / "task.json").write_text(json.dumps(redacted_task(ctx.task, spec), indent=2, ensure_ascii=False) + "\n")
     try:
         await rec.start()
     except Exception as exc:
@@ -216,6 +218,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                        ignore_urls=rec.own_urls, secrets=rec.secrets + prepared.secrets)
     agent_task: asyncio.Task | None = None
     result: AgentResult | None = None
+    task_file = agent_task_path()
     try:
         try:
             await icpt.attach(rec.browser.ws_url)
@@ -226,7 +229,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.cdp_url = rec.browser.http_url
         ctx.log = rec.agent_log  # type: ignore[assignment]
         ctx.options["agent_log_path"] = str(rec.agent_log_path)
-        ctx.options["task_file"] = str(run_dir / "task.json")
+        ctx.options["task_file"] = str(task_file)
         time_limit = float(req.time_limit or spec.limits.time_s)
         rec.base["agent_start_t"] = clock.now()
         print(f"clawrec: {req.agent} agent started on {spec.start_url} (run {run_dir})", file=sys.stderr)
@@ -243,6 +246,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
             reason = stop.reason if interrupted else f"clawrec failed: {type(exc).__name__}: {exc}"
         await asyncio.shield(_end(rec, icpt, agent_task, status, reason, 1, reason, result, ctx))
         raise
+    finally:
+        task_file.unlink(missing_ok=True)
 
 
 async def _supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec: Any, time_limit: float,

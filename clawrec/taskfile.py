@@ -10,6 +10,8 @@ import dataclasses
 import json
 import os
 import re
+import tempfile
+from pathlib import Path
 from typing import Any, Mapping
 
 from clawrec.agents.base import TaskInfo
@@ -21,11 +23,13 @@ SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"tra
 
 
 def load_task(path: str) -> Spec:
-    """The validated spec; a bad or unreadable file is one UsageError line (the first problem, and how many more)."""
+    """The validated spec with its `{env: NAME}` values read from the environment; a bad or unreadable file, or a
+    variable that is not set, is one UsageError line (the first problem, and how many more)."""
     from taskspec.check import SpecError, load_spec
+    from taskspec.secrets import resolve_env
 
     try:
-        return load_spec(path)
+        return resolve_env(load_spec(path), os.environ)
     except SpecError as exc:
         problems = [str(p) for p in getattr(exc, "problems", [])] or [str(exc)]
         more = f" (+{len(problems) - 1} more; see: clawrec validate {path})" if len(problems) > 1 else ""
@@ -65,6 +69,23 @@ def expand_sites(spec: Spec, urls: Mapping[str, str]) -> Spec:
                                    verify=fill(spec.verify), raw=fill(spec.raw))
     except KeyError as exc:
         raise UsageError(f"{spec.path}: {exc.args[0] if exc.args else exc}") from None
+
+
+def redacted_task(task: TaskInfo, spec: Spec) -> dict[str, Any]:
+    """RUN/task.json: the task as the agent got it, with the spec's secret user fields replaced."""
+    from taskspec.secrets import redact_user
+
+    data = task.to_json()
+    data["user"] = redact_user(data["user"], spec.secrets)
+    return data
+
+
+def agent_task_path() -> Path:
+    """Where the agent's task file (CLAWREC_TASK, secrets in clear) goes: a private temp file OUTSIDE the run
+    directory, created empty with mode 0600; the run deletes it when it ends."""
+    fd, name = tempfile.mkstemp(prefix="clawrec-task-", suffix=".json")
+    os.close(fd)
+    return Path(name)
 
 
 def task_info(spec: Spec) -> TaskInfo:

@@ -65,8 +65,9 @@
     if (tag === "INPUT") {
       const type = (el.getAttribute("type") || "").toLowerCase();
       const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-      // Passwords, and card numbers / security codes when the page labels them so (autocomplete=cc-number|cc-csc).
-      if (type === "password" || ac.includes("password") || /\bcc-(number|csc)\b/.test(ac)) {
+      // Passwords, one-time codes, and card numbers / security codes when the page labels them so
+      // (autocomplete=one-time-code|cc-number|cc-csc). The recorder applies the same policy (rundir/redact.py).
+      if (type === "password" || ac.includes("password") || /\b(one-time-code|cc-number|cc-csc)\b/.test(ac)) {
         secretEls.add(el);
         return true;
       }
@@ -179,6 +180,7 @@
     if (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT") {
       d.type = el.getAttribute("type") || el.localName;
       d.name_attr = el.getAttribute("name");
+      d.autocomplete = el.getAttribute("autocomplete");
       d.text = null;
     }
     if (isSecret(el)) { d.secret = true; d.text = null; }

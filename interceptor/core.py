@@ -25,12 +25,13 @@ from taskspec import match, payload
 from interceptor.cdp import CDPError, Connection, Session
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
-from interceptor.httplog import HttpLog, mask_passwords, password_values, redact_headers, scrub, scrub_all
+from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
 from taskspec.limits import loads_bounded
 from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
+from rundir.redact import Redactor, mask_fields, redact_headers, secret_values
 
 log = logging.getLogger("clawrec.interceptor")
 
@@ -75,9 +76,9 @@ class Interceptor:
         self.continue_us: list[float] = []  # our time from requestPaused to continueRequest queued (bench)
         self.failure: str | None = None
         self.preloading_enabled: bool | None = None  # the browser preloads pages (speculation rules)
-        self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock)
-        self.frames = Frames()
         self.secrets = [s for s in secrets if s and len(s) >= 3]
+        self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock, redactor=Redactor(self.secrets))
+        self.frames = Frames()
         self.http = HttpLog(self.run_dir, self.clock, ignore=ignore_urls, secrets=self.secrets) if http_log else None
         self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
         self.conn: Connection | None = None
@@ -256,8 +257,8 @@ class Interceptor:
         record = {
             "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],
             "headers": redact_headers(req.get("headers", {})), "query": match.query_params(req["url"]),
-            "body": mask_passwords(body.value), "body_kind": body.kind,
-            "raw": scrub(body.raw_text(), password_values(body.value)), "files": body.files,
+            "body": mask_fields(body.value), "body_kind": body.kind,
+            "raw": scrub(body.raw_text(), secret_values(body.value)), "files": body.files,
             "body_complete": body.complete, "tab_url": self.frames.tab_url(session),
             "frame_url": frame_url,
             "opener_url": self.frames.opener_url(session, self.attacher.infos if self.attacher else {}),
@@ -314,9 +315,9 @@ class Interceptor:
                 pass
         self._record({
             "rule": rule.name, "rule_index": rule.index, "url": message.get("url"), "method": "WEBSOCKET",
-            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_passwords(decoded),
+            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_fields(decoded),
             "body_kind": "json" if decoded is not data else "text",
-            "raw": scrub(data, password_values(decoded)) if isinstance(data, str) else "",
+            "raw": scrub(data, secret_values(decoded)) if isinstance(data, str) else "",
             "files": [], "body_complete": True, "tab_url": self.frames.tab_url(session) or message.get("top_url"),
             "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
             "target_type": session.target_type, "resource_type": "WebSocket", "action": "blocked",
@@ -326,8 +327,6 @@ class Interceptor:
         if self._files_done:  # sealed (see close): the message was dropped all the same; nothing more is written
             log.warning("a %s caught after the interceptor's files were closed was not recorded", record.get("url"))
             return
-        if self.secrets:
-            record = scrub_all(record, self.secrets)
         record = self.writer.write(record)
         self.catches.append(record)
         self.stats["caught"] += 1

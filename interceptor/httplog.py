@@ -2,16 +2,16 @@
 frames included; http.har (HAR 1.2) written from the same records at close.
 
 Why Network events and not Fetch: Fetch pauses only what can match (narrowing), Network sees everything, including
-WebSocket frames. Secrets never reach the disk: cookie, authorization, proxy-authorization and set-cookie values are
-redacted, and body fields that look like passwords are masked. The recorder's own traffic (its action channel, its
-extension's targets) is not the page's: `ignore` URL prefixes are never logged, and `secrets` (the channel token)
-are scrubbed from every record as a second line of defense. Logging only: the interceptor still matches everything.
+WebSocket frames. Secrets never reach the disk: headers, query parameters and body fields named like secrets are
+redacted by the one policy (rundir/redact.py, applied by the JsonlWriter; http.har is built from the redacted
+records). The recorder's own traffic (its action channel, its extension's targets) is not the page's: `ignore` URL
+prefixes are never logged, and `secrets` (the channel token, the spec's secret values) are scrubbed from every
+record. Logging only: the interceptor still matches everything.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -20,50 +20,16 @@ from interceptor.cdp import Session
 from interceptor.frames import Frames
 from interceptor.har import write_har
 from rundir.records import HAR, HTTP, JsonlWriter, RunClock
+from rundir.redact import Redactor, mask_fields, redact_headers
 
-SECRET_HEADERS = {"cookie", "authorization", "proxy-authorization", "set-cookie", "x-csrf-token"}
-PASSWORD_KEY = re.compile(r"password|passwd|passphrase|pwd|secret|^pass$", re.I)  # not "passengers"
-REDACTED = "[redacted]"
 BODY_LIMIT = 64 * 1024
 FLUSH_DELAY = 0.1  # seconds between flushes of http.jsonl
 NETWORK_TYPES = ("page", "iframe", "worker", "shared_worker", "service_worker")
 
 
-def redact_headers(headers: dict[str, Any] | None) -> dict[str, Any]:
-    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in (headers or {}).items()}
-
-
-def password_values(value: Any) -> list[str]:
-    """The clear-text values of password-like fields (so that a raw body can be scrubbed of them too)."""
-    found: list[str] = []
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(k, str) and PASSWORD_KEY.search(k) and isinstance(v, (str, int, float)) and str(v):
-                found.append(str(v))
-            else:
-                found += password_values(v)
-    elif isinstance(value, list):
-        for v in value:
-            found += password_values(v)
-    return found
-
-
 def scrub(text: str, secrets: list[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if len(secret) >= 3:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
-def scrub_all(value: Any, secrets: list[str]) -> Any:
-    """`value` with every occurrence of a secret, in any string inside it (keys too), replaced by REDACTED."""
-    if isinstance(value, str):
-        return scrub(value, secrets) if any(s in value for s in secrets) else value
-    if isinstance(value, dict):
-        return {scrub_all(k, secrets): scrub_all(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub_all(v, secrets) for v in value]
-    return value
+    """`text` with each of `secrets` (the clear values of a body's secret fields) replaced: a raw body's copy."""
+    return Redactor(secrets).text(text)
 
 
 def url_ignored(url: str | None, prefixes: tuple[str, ...]) -> bool:
@@ -73,22 +39,13 @@ def url_ignored(url: str | None, prefixes: tuple[str, ...]) -> bool:
     return any(url.startswith(p) or (p.endswith("/") and url == p[:-1]) for p in prefixes)
 
 
-def mask_passwords(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: (REDACTED if isinstance(k, str) and PASSWORD_KEY.search(k) and not isinstance(v, (dict, list))
-                    else mask_passwords(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_passwords(v) for v in value]
-    return value
-
-
 def body_record(decoded: payload.Body, size: int) -> dict[str, Any]:
     """http.jsonl's `body`. Bytes Chrome did not hand over (over maxPostDataSize, a file streamed from disk) are
     `unavailable` (size: the Content-Length, filled in when the request's wire headers arrive), never `empty`;
     multipart file names are listed when the visible part names them."""
     if decoded.kind == "unavailable":
         return {"kind": "unavailable", "size": None, "complete": False}
-    body: dict[str, Any] = {"kind": decoded.kind, "value": mask_passwords(decoded.value), "size": size,
+    body: dict[str, Any] = {"kind": decoded.kind, "value": mask_fields(decoded.value), "size": size,
                             "complete": decoded.complete}
     if decoded.kind in ("text", "binary"):
         body["value"] = decoded.raw_text()[:BODY_LIMIT] if decoded.kind == "text" else None
@@ -111,7 +68,7 @@ class HttpLog:
         self._own_sessions: set[str | None] = set()
         self._own_ws: set[str] = set()
         self.clock = clock
-        self.writer = JsonlWriter(run_dir / HTTP, clock)
+        self.writer = JsonlWriter(run_dir / HTTP, clock, redactor=Redactor(self.secrets))
         self.records: list[dict[str, Any]] = []
         self._open: dict[str, dict[str, Any]] = {}
         self._lengths: dict[str, int] = {}  # Content-Length from ExtraInfo that came before its request
@@ -240,8 +197,6 @@ class HttpLog:
     def _emit(self, rec: dict[str, Any]) -> None:
         if self.closed:  # the interceptor is sealed (still attached, files finished): not logged
             return
-        if self.secrets:
-            rec = scrub_all(rec, self.secrets)
         # One flush per FLUSH_DELAY, not per record: a flush per request cost ~100 us of the CPU the browser shares
         # (measured on 2 cores). If this process is killed, the browser dies with it (fail closed), so at most the
         # last FLUSH_DELAY of log is lost; interceptions.jsonl is still flushed per catch.

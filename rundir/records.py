@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
+from rundir.redact import Redactor
 
 RUN_FORMAT_VERSION = 1
 
@@ -65,15 +66,18 @@ class JsonlWriter:
     """Append-only JSONL, one line per record, flushed at once (a crash loses at most the line being written).
 
     Thread-safe so that a CDP loop and a channel server may share it. `t` is added from the clock when absent.
+    Every record passes the redaction policy (rundir/redact.py) on its way out: the one place secrets are removed
+    for every layer; `redactor` may be shared by a run's writers (its secret values are then everyone's).
     """
 
-    def __init__(self, path: str | Path, clock: RunClock | None = None, fsync: bool = False) -> None:
+    def __init__(self, path: str | Path, clock: RunClock | None = None, fsync: bool = False,
+                 redactor: Redactor | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self.fsync = fsync
         self.count = 0
-        self.secrets: list[str] = []  # values replaced by [redacted] in every line (tokens, single-use URLs)
+        self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
 
@@ -82,10 +86,8 @@ class JsonlWriter:
         batches its syscalls; the line is on disk by the next flush or close)."""
         if self.clock is not None and "t" not in record:
             record = {"t": self.clock.now(), **record}
+        record = self.redactor.record(record)
         line = dumps_line(record)
-        for secret in self.secrets:
-            if secret in line:
-                line = line.replace(secret, "[redacted]")
         with self._lock:
             if self._fh.closed:
                 raise ValueError(f"{self.path} is closed")
@@ -94,6 +96,15 @@ class JsonlWriter:
                 self._flush()
             self.count += 1
         return record
+
+    @property
+    def secrets(self) -> list[str]:
+        """Values replaced by [redacted] in every line (tokens, single-use URLs, the spec's secret values)."""
+        return self.redactor.values
+
+    @secrets.setter
+    def secrets(self, values: list[str]) -> None:
+        self.redactor.add(values)
 
     def flush(self) -> None:
         with self._lock:

@@ -26,6 +26,7 @@ from taskspec.model import (
     CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Environment, Limits, Respond,
     Rule, Spec, glob_problem,
 )
+from taskspec import secrets as spec_secrets
 from taskspec.placeholders import stand_in as stand_in_sites
 from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
 from taskspec.regex_engine import regex_problem
@@ -33,7 +34,7 @@ from taskspec.regex_engine import regex_problem
 __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec_files", "load_spec", "load_specs"]
 
 TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept",
-            "verify", "expect", "volatile", "exact", "reference", "environment", "judge_context", "clawbench")
+            "verify", "expect", "volatile", "exact", "reference", "environment", "judge_context", "clawbench", "secrets")
 REQUIRED = ("version", "id", "instruction", "start_url")
 RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
 RESPOND_KEYS = ("status", "json", "body", "headers")
@@ -305,6 +306,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
         if isinstance(path, str) and path in volatile:
             c.bad(("exact", i), f"'{path}' is also volatile (never compared); keep it in one list")
     user = c.mapping(doc.get("user", {}), ("user",)) or {}
+    secret_paths, env = spec_secrets.check(c, user, doc.get("secrets"))
     expect = c.mapping(doc.get("expect", {}), ("expect",)) or {}
     clawbench = c.mapping(doc.get("clawbench", {}), ("clawbench",)) or {}
     judge_context = c.string_map(doc["judge_context"], ("judge_context",)) if "judge_context" in doc else {}
@@ -317,7 +319,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
                     instruction=instruction, start_url=start_url, category=category, user=dict(user),
                     files=resolved_files, limits=limits, intercept=rules, verify=verify, expect=dict(expect),
                     volatile=volatile, exact=exact, reference=reference, environment=environment, raw=doc,
-                    judge_context=judge_context, clawbench=dict(clawbench))
+                    judge_context=judge_context, clawbench=dict(clawbench), secrets=secret_paths, env=env)
 
 
 def load_spec(path: str | Path) -> Spec:

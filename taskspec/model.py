@@ -165,3 +165,5 @@ class Spec:
     raw: dict[str, Any] = field(default_factory=dict)
     judge_context: dict[str, str] = field(default_factory=dict)  # extra text for the LLM judge (e.g. rubric)
     clawbench: dict[str, Any] = field(default_factory=dict)      # provenance of an imported ClawBench task
+    secrets: tuple[str, ...] = ()   # dotted `user` paths whose values never reach a run file (taskspec/secrets.py)
+    env: dict[str, tuple[str, int]] = field(default_factory=dict)  # user path -> (environment variable, spec line)

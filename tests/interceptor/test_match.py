@@ -112,7 +112,8 @@ def test_fetch_patterns_are_safe_supersets(rules, expected):
 
 
 def test_password_masking_is_narrow():
-    from interceptor.httplog import mask_passwords, password_values, scrub
+    from interceptor.httplog import scrub
+    from rundir.redact import mask_fields as mask_passwords, secret_values as password_values
 
     body = {"passengers": [{"name": "Alex"}], "passport": "X1", "newPassword": "hunter22", "pass": "p4ss",
             "user": {"pwd": "s3cret"}}
