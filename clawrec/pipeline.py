@@ -50,6 +50,7 @@ class RunRequest:
     time_limit: float | None = None       # overrides the spec's limits.time_s
     judge: bool = True
     display: str | None = None            # an existing X display (":0") instead of a private Xvfb
+    allow_outside_files: bool = False     # the spec's files may lie outside its folder (--allow-outside-files)
 
 
 @dataclass
@@ -100,7 +101,7 @@ def run(req: RunRequest) -> RunOutcome:
             use_display(req.display)
         except DisplayError as exc:
             raise UsageError(f"--display: {exc}") from None
-    spec = load_task(req.spec_path)
+    spec = load_task(req.spec_path, req.allow_outside_files)
     with contextlib.ExitStack() as stack:
         urls = req.sites
         if has_placeholders(spec):

@@ -22,14 +22,15 @@ from taskspec.model import Spec
 SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"travel": "http://127.0.0.1:PORT/", …}
 
 
-def load_task(path: str) -> Spec:
+def load_task(path: str, allow_outside_files: bool = False) -> Spec:
     """The validated spec with its `{env: NAME}` values read from the environment; a bad or unreadable file, or a
-    variable that is not set, is one UsageError line (the first problem, and how many more)."""
+    variable that is not set, is one UsageError line (the first problem, and how many more). `allow_outside_files`:
+    its `files` may lie outside the spec's folder (`--allow-outside-files`)."""
     from taskspec.check import SpecError, load_spec
     from taskspec.secrets import resolve_env
 
     try:
-        return resolve_env(load_spec(path), os.environ)
+        return resolve_env(load_spec(path, allow_outside_files=allow_outside_files), os.environ)
     except SpecError as exc:
         problems = [str(p) for p in getattr(exc, "problems", [])] or [str(exc)]
         more = f" (+{len(problems) - 1} more; see: clawrec validate {path})" if len(problems) > 1 else ""

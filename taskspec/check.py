@@ -27,6 +27,7 @@ from taskspec.model import (
     Rule, Spec, glob_problem,
 )
 from taskspec import secrets as spec_secrets
+from taskspec.check_reach import check_files_inside, check_start_page
 from taskspec.placeholders import stand_in as stand_in_sites
 from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
 from taskspec.regex_engine import regex_problem
@@ -270,9 +271,10 @@ class FieldChecker:
 
 
 def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | None = None,
-                    raw: bytes | None = None) -> tuple[list[Problem], Spec | None]:
+                    raw: bytes | None = None, allow_outside_files: bool = False) -> tuple[list[Problem], Spec | None]:
     """Check parsed spec data; returns (problems, Spec or None). `spec_path` is the real path (file name, folder);
-    `raw` the file's bytes (for `sha256`; read from `spec_path` when not given)."""
+    `raw` the file's bytes (for `sha256`; read from `spec_path` when not given); `allow_outside_files`: listed
+    files may resolve outside the spec's folder (taskspec/check_reach.py)."""
     c = FieldChecker(file, lines or LineMap())
     doc = c.mapping(data, (), known=TOP_KEYS, required=REQUIRED)
     if doc is None:
@@ -292,6 +294,8 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
         files = []
     resolved_files = tuple(p for i, f in enumerate(files)
                            if (p := c.relative_path(f, ("files", i), base, want_dir=False)) is not None)
+    if not allow_outside_files:
+        check_files_inside(c, files, base)
     reference = c.relative_path(doc["reference"], ("reference",), base, want_dir=True) if "reference" in doc else None
     limits = c.check_limits(doc["limits"]) if "limits" in doc else Limits()
     rules_raw = doc.get("intercept", [])
@@ -299,6 +303,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
         c.bad(("intercept",), f"must be a list of rules, got {kind(rules_raw)}")
         rules_raw = []
     rules = tuple(r for i, item in enumerate(rules_raw) if (r := c.check_rule(item, i)) is not None)
+    check_start_page(c, start_url, rules)
     verify = c.strings(doc["verify"], ("verify",)) if "verify" in doc else ()
     volatile = c.strings(doc["volatile"], ("volatile",), dotted_paths=True) if "volatile" in doc else ()
     exact = c.strings(doc["exact"], ("exact",), dotted_paths=True) if "exact" in doc else ()
@@ -322,7 +327,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
                     judge_context=judge_context, clawbench=dict(clawbench), secrets=secret_paths, env=env)
 
 
-def load_spec(path: str | Path) -> Spec:
+def load_spec(path: str | Path, *, allow_outside_files: bool = False) -> Spec:
     """Load and check one spec file; raises SpecError listing every problem."""
     path = Path(path)
     try:
@@ -330,7 +335,8 @@ def load_spec(path: str | Path) -> Spec:
     except OSError as exc:
         raise SpecError([Problem(str(path), None, "path", exc.strerror or str(exc))]) from None
     source = read_yaml(raw, str(path))
-    problems, spec = check_spec_data(source.data, file=str(path), spec_path=path, lines=source.lines, raw=raw)
+    problems, spec = check_spec_data(source.data, file=str(path), spec_path=path, lines=source.lines, raw=raw,
+                                     allow_outside_files=allow_outside_files)
     problems = sorted(source.problems + problems, key=lambda p: (p.line or 0))
     if problems or spec is None:
         raise SpecError(problems)
@@ -348,7 +354,7 @@ def find_spec_files(root: Path) -> list[Path]:
     return found
 
 
-def load_specs(paths: list[str | Path]) -> list[Spec]:
+def load_specs(paths: list[str | Path], *, allow_outside_files: bool = False) -> list[Spec]:
     """Load files and directories (recursively); raises SpecError with every problem of every file, including
     an id defined in two files. A path given twice (or a file inside a given folder) is read once."""
     problems: list[Problem] = []
@@ -371,7 +377,7 @@ def load_specs(paths: list[str | Path]) -> list[Spec]:
             continue
         seen_files.add(file.resolve())
         try:
-            spec = load_spec(file)
+            spec = load_spec(file, allow_outside_files=allow_outside_files)
         except SpecError as exc:
             problems.extend(exc.problems)
             continue

@@ -23,7 +23,7 @@ def find_spec(run: RunDir, given: Path | None) -> tuple[Spec | None, str | None]
     """The run's spec: --spec, else the manifest's spec path (relative to the run, or to the current folder)."""
     if given is not None:
         try:
-            return load_spec(given), None
+            return load_spec(given, allow_outside_files=True), None
         except SpecError as exc:
             raise UsageError(str(exc.problems[0]) if exc.problems else str(exc)) from None
     task = run.manifest.get("task") if isinstance(run.manifest.get("task"), dict) else {}
@@ -33,7 +33,7 @@ def find_spec(run: RunDir, given: Path | None) -> tuple[Spec | None, str | None]
     for p in (run.path / raw, Path(raw)):
         if p.is_file():
             try:
-                return load_spec(p), None
+                return load_spec(p, allow_outside_files=True), None
             except SpecError:
                 return None, f"spec {p} does not validate: payload compared with the reference only"
     return None, f"spec {raw} not found: payload compared with the reference only"

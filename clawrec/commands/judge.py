@@ -45,9 +45,9 @@ class SpecSource:
             return
         try:
             if given.is_dir():
-                self.by_id = {s.id: s for s in load_specs([given])}
+                self.by_id = {s.id: s for s in load_specs([given], allow_outside_files=True)}
             else:
-                self.single = load_spec(given)
+                self.single = load_spec(given, allow_outside_files=True)
         except SpecError as exc:
             raise UsageError(_spec_error(exc)) from None
 
@@ -62,7 +62,7 @@ class SpecSource:
                 notes.append(f"spec {run.spec_path} (manifest spec_path) not found")
             else:
                 try:
-                    spec = load_spec(run.spec_path)
+                    spec = load_spec(run.spec_path, allow_outside_files=True)
                 except SpecError as exc:
                     raise UsageError(_spec_error(exc)) from None
         if spec is None:

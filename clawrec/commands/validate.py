@@ -13,14 +13,17 @@ from taskspec.check import SpecError, load_specs
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--list", "-l", "show", is_flag=True,
               help="Also print one line per spec: id, category, start URL, number of intercept rules.")
+@click.option("--allow-outside-files", is_flag=True,
+              help="Accept `files:` that resolve outside the spec's folder (refused by default: they are handed "
+                   "to the agent).")
 @click.pass_context
-def validate(ctx: click.Context, paths: tuple[Path, ...], show: bool) -> None:
+def validate(ctx: click.Context, paths: tuple[Path, ...], show: bool, allow_outside_files: bool) -> None:
     """Check the task specs in PATHS (files, or folders searched recursively for *.yaml).
 
     Prints every problem as `FILE:LINE: field: message` on stderr and exits 2; when all specs are valid,
     prints one summary line on stdout and exits 0."""
     try:
-        specs = load_specs(list(paths))
+        specs = load_specs(list(paths), allow_outside_files=allow_outside_files)
     except SpecError as exc:
         for problem in exc.problems:
             click.echo(str(problem), err=True)
