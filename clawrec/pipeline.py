@@ -66,18 +66,28 @@ class RunOutcome:
     verdict: dict[str, Any] | None = None
 
 
-def new_run_dir(req: RunRequest, task_id: str) -> Path:
-    """--run-dir as given (must be new or empty), else RUNS_DIR/<task id>/<UTC time>-<agent>-<random>."""
+def new_run_dir(req: RunRequest, task_id: str) -> tuple[Path, Any]:
+    """--run-dir as given (must be new or empty), else RUNS_DIR/<task id>/<UTC time>-<agent>-<random>; claimed for
+    this run (rundir/lock.py: a second writer is refused, exit 2). Returns the folder and its held lock."""
+    from rundir.lock import LOCK, RunDirLocked, RunLock
+
     if req.run_dir is not None:
         path = Path(req.run_dir)
-        if path.exists() and any(path.iterdir()):
+        if path.exists() and any(p.name != LOCK for p in path.iterdir()):
             raise UsageError(f"--run-dir {path}: already exists and is not empty")
         path.mkdir(parents=True, exist_ok=True)
-        return path.resolve()
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    path = Path(req.runs_dir) / task_id / f"{stamp}-{req.agent}-{secrets.token_hex(3)}"
-    path.mkdir(parents=True, exist_ok=False)
-    return path.resolve()
+    else:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        path = Path(req.runs_dir) / task_id / f"{stamp}-{req.agent}-{secrets.token_hex(3)}"
+        path.mkdir(parents=True, exist_ok=False)
+    try:
+        lock = RunLock(path.resolve()).acquire()
+    except RunDirLocked as exc:
+        raise UsageError(f"--run-dir {path}: {exc}") from None
+    if any(p.name != lock.path.name for p in path.iterdir()):  # another run came and went before our claim
+        lock.release()
+        raise UsageError(f"--run-dir {path}: already exists and is not empty")
+    return path.resolve(), lock
 
 
 def run_display(req: RunRequest) -> str | None:
@@ -134,7 +144,8 @@ def run(req: RunRequest) -> RunOutcome:
         from clawrec.environments import create_environment
 
         env = create_environment(spec)  # its files are read here: bad input before a run directory exists
-        run_dir = new_run_dir(req, spec.id)
+        run_dir, lock = new_run_dir(req, spec.id)
+        stack.callback(lock.release)
         ctx.run_dir = run_dir
         stop = RunStop()
         try:
