@@ -124,6 +124,10 @@ def run(req: RunRequest) -> RunOutcome:
                 raise UsageError(f"{spec.path}: uses {{sites.NAME}} placeholders; pass --serve-sites or set "
                                  "CLAWREC_SITES to the JSON line `clawrec sites serve` prints")
             spec = expand_sites(spec, urls)
+        if spec.answer is not None:  # answer mode: clawrec serves the submit page (clawrec/answer_page.py)
+            from clawrec.answer_page import serve_answer_page
+
+            spec = stack.enter_context(serve_answer_page(spec))
         try:
             agent = create_agent(req.agent)
         except AgentSetupError as exc:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from taskspec.model import Spec
-from evaluator.errors import RunDirError
+from evaluator.errors import JudgeError, RunDirError
 from evaluator.llm_judge import LLMJudgeConfig, judge_llm
 from evaluator.payload_judge import judge_payload
 from rundir.reader import RunDir
 from evaluator.verdict import Verdict, write_verdict
 
-JUDGE_KINDS = ("payload", "llm", "both")
+JUDGE_KINDS = ("payload", "llm", "both", "rubric")
 
 
 def open_reference(path: str | Path | None, notes: list[str]) -> RunDir | None:
@@ -55,6 +55,17 @@ def judge_run(run: str | Path | RunDir, spec: Spec | None = None, reference: str
         raise ValueError(f"judge must be one of {', '.join(JUDGE_KINDS)}")
     extra = list(notes or [])
     rd = run if isinstance(run, RunDir) else RunDir(run)
+    if judge == "rubric":  # answer mode: the submitted answer against the rubric; no reference run involved
+        from evaluator.rubric_judge import judge_rubric
+
+        verdict = judge_rubric(rd, spec, llm_config)
+        verdict.notes = list(dict.fromkeys(extra + verdict.notes))
+        if write:
+            write_verdict(rd.path, verdict)
+        return verdict
+    if judge in ("payload", "both") and spec is not None and spec.answer is not None:
+        raise JudgeError(f"the payload judge cannot judge a free-text answer ({spec.id} is an answer-mode task): "
+                         "use --judge rubric")
     if isinstance(reference, RunDir):
         ref = reference
     else:

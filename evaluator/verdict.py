@@ -19,7 +19,7 @@ from evaluator.errors import VerdictError
 
 VERDICT_VERSION = 1
 VERDICTS = ("PASS", "FAIL")
-JUDGES = ("payload", "llm", "both")
+JUDGES = ("payload", "llm", "both", "rubric")
 RUNS = ("agent", "reference")
 
 EVIDENCE_SCHEMA: dict[str, Any] = {

@@ -4,16 +4,24 @@ What changes on the way (each conversion also lists its changes under `clawbench
 - `eval_schema.url_pattern` is an unanchored regex matched with `re.search`; clawrec matches `url_regex` with
   `re.fullmatch`, so the pattern `p` becomes `(?s:.*)(?:p)(?s:.*)` (leading inline flags such as `(?i)` are kept
   in front). A URL matches the new pattern with fullmatch exactly when `re.search(p, url)` finds something.
-- The placeholder `__PLACEHOLDER_WILL_NOT_MATCH__` becomes a spec with no intercept rule, and a warning.
+- The placeholder `__PLACEHOLDER_WILL_NOT_MATCH__` becomes a spec with no intercept rule (a note; the CLI counts
+  them in its summary line).
 - `method` → `method` (upper-cased), `body` (flat key → constant) → `equals`, `params` → `query`.
 - `time_limit` (minutes) → `limits.time_s`.
-- `metadata.metaclass` (27 values) → `category`, one of the paper's 8 groups (METACLASS_CATEGORY).
+- `metadata.metaclass` → `category`, one of the paper's 8 groups (taskspec/clawbench_categories.py).
 - `extra_info[].path` (relative to the task folder) → `files`, copied to `files/<id>/<path>` next to the spec;
   a file that does not exist is left out, with a warning and a note.
 - `judge_context` → `judge_context`; `metadata`, the original `eval_schema`, `time_limit` and `extra_info` are
   kept verbatim under `clawbench`.
-- id: a string `metadata.task_id` slugified; a numeric one follows ClawBench's folder convention
-  `{task_id:03d}-{metaclass}-{class}-{platform}`; without a task_id, the task folder's name slugified.
+- id: inside a suite folder (v1, v2, v1-lite, claw-eval) the suite and the source folder (or flat file) name:
+  `v1-015-daily-life-housing-craigslist`, `v2-706-…` (the folder's own `v2-` is not repeated), `ce-t045zh-…`;
+  elsewhere a string `metadata.task_id` slugified, a numeric one ClawBench's folder convention
+  `{task_id:03d}-{metaclass}-{class}-{platform}`, else the task folder's name slugified.
+- Answer mode (claw-eval, or any task with `judge_context.rubric` and the `/api/task-submit` pattern): `answer:
+  {rubric, reference, url}` (`url`: the submit page the instruction names; clawrec serves its own at run time).
+- The user (ClawBench's alex_green_personal_info.json) → `user`, with `email`/`email_password` taken from the
+  environment (`{env: NAME}`: secrets, never written in clear); the profile and the résumé → `files`
+  (taskspec/clawbench_user.py; the CLI writes them once under OUT/files/clawbench/).
 - start_url (ClawBench has none): `https://<site>/` for the first domain in `metadata.sites_involved` (else a
   `metadata.platform` that is a domain), else the host at the start of `url_pattern`, else `about:blank`.
 """
@@ -27,34 +35,19 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-
-from taskspec.dump import dump_spec  # noqa: F401  (re-exported: the importer writes specs with it)
-from taskspec.model import CATEGORIES, SPEC_VERSION
 from taskspec.check import FieldChecker, kind
+from taskspec.clawbench_categories import category_for
+from taskspec.dump import dump_spec  # noqa: F401  (re-exported: the importer writes specs with it)
+from taskspec.model import SPEC_VERSION
 from taskspec.yaml_source import LineMap, Problem, SpecError, dotted
 
 PLACEHOLDER = "__PLACEHOLDER_WILL_NOT_MATCH__"
 TASK_KEYS = ("$schema", "metadata", "instruction", "eval_schema", "time_limit", "extra_info", "judge_context")
 EVAL_KEYS = ("url_pattern", "method", "body", "params")
 
-# ClawBench's metaclasses (docs/test_cases.md, 27 groups) → the paper's 8 category groups.
-METACLASS_CATEGORY = {
-    "daily-life": "daily", "home-services": "daily", "beauty-personal": "daily", "shopping-commerce": "daily",
-    "personal-management": "daily", "automotive-vehicle": "daily", "automation-workflows": "daily",
-    "government-civic": "daily", "deletion-revocation": "daily",
-    "finance-investment": "finance",
-    "office-secretary": "work", "job-search": "work", "creation-init": "work",
-    "dev-tech": "dev",
-    "academia-research": "academic", "education-learning": "academic",
-    "travel-outdoor": "travel", "travel-general": "travel", "travel-flights": "travel", "travel-train": "travel",
-    "travel-camping": "travel", "travel-bus": "travel",
-    "rating-voting": "social", "entertainment-hobbies": "social", "entertainment-gaming": "social",
-    "nonprofit-charity": "social",
-    "pet-animal": "pets",
-}
-_PREFIX_CATEGORY = (("travel", "travel"), ("pet", "pets"), ("financ", "finance"), ("dev", "dev"),
-                    ("academ", "academic"), ("educat", "academic"), ("job", "work"), ("office", "work"),
-                    ("social", "social"), ("entertain", "social"))
+SUITE_PREFIX = {"v1": "v1", "v2": "v2", "v1-lite": "v1-lite", "claw-eval": "ce"}
+ANSWER_PATTERN = "/api/task-submit"
+_SUBMIT_URL = re.compile(r"https?://(?:127\.0\.0\.1|localhost)(?::\d+)?/[^\s\"'<>)]*")
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}")
 _PATTERN_HOST = re.compile(r"\^?(?:https\?|https|http)?(?::\\?/\\?/)?((?:[A-Za-z0-9-]+(?:\\\.|\.))+[A-Za-z]{2,})")
 _LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
@@ -74,19 +67,11 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9._]+", "-", ascii_text.lower()).strip("-._") or "task"
 
 
-def category_for(metaclass: Any) -> str | None:
-    """The paper's group for a ClawBench metaclass; None when it cannot be told (the caller warns)."""
-    if not isinstance(metaclass, str):
-        return None
-    key = metaclass.strip().lower()
-    if key in METACLASS_CATEGORY:
-        return METACLASS_CATEGORY[key]
-    if key in CATEGORIES:
-        return key
-    return next((cat for prefix, cat in _PREFIX_CATEGORY if key.startswith(prefix)), None)
-
-
-def task_id_for(metadata: dict, folder_name: str) -> str:
+def task_id_for(metadata: dict, folder_name: str, suite: str | None = None) -> str:
+    """The spec id (see the module doc); `folder_name` is the task folder's name or a flat file's stem."""
+    if suite in SUITE_PREFIX:
+        prefix, name = SUITE_PREFIX[suite], slugify(folder_name)
+        return name if name.startswith(f"{prefix}-") else f"{prefix}-{name}"
     task_id = metadata.get("task_id")
     if isinstance(task_id, str) and task_id.strip():
         return slugify(task_id)
@@ -131,12 +116,36 @@ class Conversion:
     copies: list[tuple[str, str]] = field(default_factory=list)  # (path in the task folder, path next to the spec)
     warnings: list[Problem] = field(default_factory=list)
     has_rule: bool = True
+    answer: bool = False
+
+
+@dataclass(frozen=True)
+class SharedUser:
+    """What every imported task gets from the repository's shared files: `user` (clawbench_user.user_from_profile),
+    `profile` and `resume`, paths relative to OUT (the résumé only to tasks whose common_info names one)."""
+
+    user: dict[str, Any]
+    profile: str | None = None
+    resume: str | None = None
+
+
+def is_answer_task(schema: dict, judge_context: dict) -> bool:
+    pattern = schema.get("url_pattern")
+    return bool(judge_context.get("rubric")) and isinstance(pattern, str) and ANSWER_PATTERN in pattern
+
+
+def submit_url(instruction: str | None) -> str | None:
+    """The loopback submit page an answer-mode instruction names (`http://127.0.0.1:7878/submit`), if any."""
+    m = _SUBMIT_URL.search(instruction or "")
+    return m.group(0).rstrip(".,;:") if m else None
 
 
 def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: LineMap | None = None,
-                 file_exists: Callable[[str], bool] = lambda _p: False) -> Conversion:
+                 file_exists: Callable[[str], bool] = lambda _p: False, suite: str | None = None,
+                 shared: SharedUser | None = None) -> Conversion:
     """Convert parsed task.json data. `file` names the input in messages, `source` is stored in the spec,
-    `file_exists(rel)` says whether an extra_info path exists in the task folder. Raises SpecError."""
+    `file_exists(rel)` says whether an extra_info path exists in the task folder, `suite` is the ClawBench suite
+    the task comes from (for the id), `shared` the user and résumé. Raises SpecError."""
     c = FieldChecker(file, lines or LineMap())
     warnings: list[Problem] = []
 
@@ -160,13 +169,14 @@ def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: 
         extra = []
     judge_context = c.string_map(doc["judge_context"], ("judge_context",)) if "judge_context" in doc else {}
     rule, url_pattern = _rule(c, schema or {}, warn)
-    ident = task_id_for(metadata, folder_name)
+    ident = task_id_for(metadata, folder_name, suite)
     copies, files = _files(c, extra, ident, file_exists, warn)
     if c.problems:
         raise SpecError(c.problems)
 
+    answer_mode = is_answer_task(schema or {}, judge_context)
     notes = []
-    category = category_for(metadata.get("metaclass"))
+    category = category_for(metadata.get("metaclass"), metadata.get("class"))
     if category is None:
         category = "daily"
         metaclass = metadata.get("metaclass")
@@ -175,6 +185,8 @@ def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: 
     start_url, origin = start_url_for(metadata, url_pattern)
     if origin:
         notes.append(f"start_url derived from {origin}")
+    elif answer_mode:
+        notes.append("answer mode: the agent starts on about:blank and submits its answer on the page clawrec serves")
     else:
         notes.append("start_url is about:blank: no site in metadata or url_pattern")
         warn(("metadata",), "no site in metadata.sites_involved, metadata.platform or url_pattern; "
@@ -188,30 +200,43 @@ def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: 
 
     spec: dict[str, Any] = {"version": SPEC_VERSION, "id": ident, "category": category, "instruction": instruction,
                             "start_url": start_url}
+    common = metadata.get("common_info") if isinstance(metadata.get("common_info"), dict) else {}
+    if shared is not None:
+        files = [f for f in (shared.profile, shared.resume if "user_resume" in common else None) if f] + files
     if files:
         spec["files"] = files
     seconds = minutes * 60
     spec["limits"] = {"time_s": int(seconds) if float(seconds).is_integer() else seconds}
     if rule is not None:
         spec["intercept"] = [rule]
-    if judge_context:
+    if answer_mode:
+        spec["answer"] = {"rubric": judge_context["rubric"]}
+        if judge_context.get("reference_solution"):
+            spec["answer"]["reference"] = judge_context["reference_solution"]
+        if url := submit_url(instruction):
+            spec["answer"]["url"] = url
+    elif judge_context:
         spec["judge_context"] = dict(judge_context)
+    if shared is not None:
+        spec["user"] = shared.user
     kept = {"source": source, "metadata": metadata, "eval_schema": schema, "time_limit": minutes}
     if extra:
         kept["extra_info"] = extra
+    if answer_mode:
+        kept["judge_context"] = dict(judge_context)
     other = {k: v for k, v in doc.items() if k not in TASK_KEYS}
     if other:
         kept["other"] = other
     kept["notes"] = notes
     spec["clawbench"] = kept
-    return Conversion(id=ident, spec=spec, copies=copies, warnings=warnings, has_rule=rule is not None)
+    return Conversion(id=ident, spec=spec, copies=copies, warnings=warnings, has_rule=rule is not None,
+                      answer=answer_mode)
 
 
 def _rule(c: FieldChecker, schema: dict, warn: Callable) -> tuple[dict | None, str | None]:
     path = ("eval_schema",)
     pattern = c.string(schema["url_pattern"], path + ("url_pattern",)) if "url_pattern" in schema else None
     if pattern == PLACEHOLDER:
-        warn(path + ("url_pattern",), f"{PLACEHOLDER}: the spec gets no intercept rule (nothing will be blocked)")
         return None, pattern
     rule: dict[str, Any] = {}
     if pattern is not None:

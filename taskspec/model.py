@@ -143,6 +143,16 @@ class Environment:
 
 
 @dataclass(frozen=True)
+class Answer:
+    """Answer mode: the agent submits a free-text answer on a loopback page clawrec serves during the run
+    (clawrec/answer_page.py); the `rubric` judge scores it against `rubric` and the `reference` solution."""
+
+    rubric: str
+    reference: str | None = None
+    url: str | None = None   # the submit page the instruction names; clawrec substitutes its own page's URL
+
+
+@dataclass(frozen=True)
 class Spec:
     """A validated task spec. Paths (`files`, `reference`) are absolute, resolved against the spec's folder."""
 
@@ -167,3 +177,4 @@ class Spec:
     clawbench: dict[str, Any] = field(default_factory=dict)      # provenance of an imported ClawBench task
     secrets: tuple[str, ...] = ()   # dotted `user` paths whose values never reach a run file (taskspec/secrets.py)
     env: dict[str, tuple[str, int]] = field(default_factory=dict)  # user path -> (environment variable, spec line)
+    answer: Answer | None = None                                 # answer mode (free-text answer, rubric judge)

@@ -88,7 +88,8 @@ class SpecSource:
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
               help="Reference run directory (default: the spec's `reference`).")
 @click.option("--judge", "kind", type=click.Choice(JUDGE_KINDS), default="payload", show_default=True,
-              help="payload: deterministic, no model; llm: the agentic LLM judge; both: PASS only if both pass.")
+              help="payload: deterministic, no model; llm: the agentic LLM judge; both: PASS only if both pass; "
+                   "rubric: an answer-mode task's submitted answer scored against its rubric (LLM).")
 @click.option("--model", default=None, help=f"LLM judge model (default $CLAWREC_JUDGE_MODEL or {DEFAULT_MODEL}).")
 @click.option("--spec", "spec_path", type=click.Path(exists=True, path_type=Path),
               help="Task spec file, or a folder of specs matched to runs by task id "

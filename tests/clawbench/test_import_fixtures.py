@@ -10,12 +10,10 @@ import pytest
 import yaml
 
 from clawrec.cli import main
-from taskspec.clawbench import (
-    METACLASS_CATEGORY, PLACEHOLDER, category_for, convert_task, host_from_pattern, search_to_fullmatch, slugify,
-    task_id_for,
-)
-from taskspec.model import CATEGORIES
 from taskspec.check import load_spec
+from taskspec.clawbench import PLACEHOLDER, convert_task, host_from_pattern, search_to_fullmatch, slugify, task_id_for
+from taskspec.clawbench_categories import METACLASS_CATEGORY, category_for
+from taskspec.model import CATEGORIES
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "clawbench"
 ALL_TASKS = sorted(FIXTURES.rglob("task.json"))
@@ -40,15 +38,20 @@ def test_fullmatch_of_converted_pattern_equals_search(pattern):
         assert bool(re.fullmatch(converted, url)) == bool(re.search(pattern, url)), (pattern, url)
 
 
-def test_every_clawbench_metaclass_maps_to_a_paper_group():
+def test_every_documented_clawbench_metaclass_maps_to_a_paper_group():
     assert {category_for(m) for m in CLAWBENCH_METACLASSES} == set(CATEGORIES)
-    assert set(METACLASS_CATEGORY) == set(CLAWBENCH_METACLASSES)
+    assert set(CLAWBENCH_METACLASSES) <= set(METACLASS_CATEGORY)
     assert category_for("Travel-Cruise") == "travel" and category_for("space-tourism") is None
+    assert category_for("claw-eval", "finance") == "finance" and category_for("claw-eval", "poetry") is None
 
 
 def test_ids_hosts_and_slugs():
     meta = {"task_id": 43, "metaclass": "daily-life", "class": "pets", "platform": "rover"}
     assert task_id_for(meta, "ignored") == "043-daily-life-pets-rover"
+    assert task_id_for(meta, "043-daily-life-pets-rover", "v1") == "v1-043-daily-life-pets-rover"
+    assert task_id_for(meta, "v2-706-rating-voting-beer", "v2") == "v2-706-rating-voting-beer"
+    assert task_id_for(meta, "ce-T046-cve-research", "claw-eval") == "ce-t046-cve-research"
+    assert task_id_for(meta, "002-food", "v1-lite") == "v1-lite-002-food"
     assert task_id_for({"task_id": "Café Booking #7"}, "x") == "cafe-booking-7"
     assert task_id_for({}, "My Task (v2)") == "my-task-v2"
     assert slugify("   ") == "task"
@@ -58,10 +61,24 @@ def test_ids_hosts_and_slugs():
     assert host_from_pattern(r"foo\.comm?/x") is None
 
 
-def _import(tmp_path, capsys, src=FIXTURES):
+NO_PROFILE = "clawrec: warning: no alex_green_personal_info.json beside "
+
+
+def _import(tmp_path, capsys, src=FIXTURES, *flags):
+    """Import; the 'no profile' warning (the fixtures have no ClawBench profile beside them) is checked (one line,
+    after the tasks' lines, only when something was imported) and dropped from the captured stderr."""
     out = tmp_path / "out"
-    code = main(["import-clawbench", str(src), str(out)])
-    return code, out, capsys.readouterr()
+    code = main(["import-clawbench", str(src), str(out), *flags])
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines(keepends=True)
+    warned = [line for line in lines if line.startswith(NO_PROFILE)]
+    imported = not cap.out.startswith("clawrec: imported 0 ")
+    if "--user-info" not in flags and imported and not cap.err.startswith("clawrec: "):
+        assert len(warned) == 1 and lines[-1] == warned[0], cap.err
+        assert warned[0].endswith("(give --user-info FILE): the specs get no user\n")
+    else:
+        assert not warned, cap.err
+    return code, out, type(cap)(cap.out, "".join(line for line in lines if line not in warned))
 
 
 def test_fixtures_import_and_validate(tmp_path, capsys):
@@ -69,9 +86,7 @@ def test_fixtures_import_and_validate(tmp_path, capsys):
     assert code == 0, cap.err
     assert cap.out == (f"clawrec: imported {len(ALL_TASKS)} of {len(ALL_TASKS)} ClawBench tasks into {out} "
                        "(1 without an intercept rule: placeholder url_pattern)\n")
-    placeholder = FIXTURES / "v1" / "001-daily-life-food-uber-eats" / "task.json"
-    assert (f"{placeholder}:12: eval_schema.url_pattern: warning: {PLACEHOLDER}: the spec gets no intercept rule "
-            "(nothing will be blocked)") in cap.err.splitlines()
+    assert PLACEHOLDER not in cap.err  # counted once in the summary, not a warning per task
     assert "Traceback" not in cap.err
     assert main(["validate", str(out)]) == 0
     assert capsys.readouterr().out == f"clawrec: {len(ALL_TASKS)} specs OK ({out})\n"
@@ -79,7 +94,7 @@ def test_fixtures_import_and_validate(tmp_path, capsys):
 
 def test_converted_fields(tmp_path, capsys):
     _code, out, _cap = _import(tmp_path, capsys)
-    craigslist = load_spec(out / "015-daily-life-housing-craigslist.yaml")
+    craigslist = load_spec(out / "v1-015-daily-life-housing-craigslist.yaml")
     task = json.loads((FIXTURES / "v1" / "015-daily-life-housing-craigslist" / "task.json").read_text())
     assert craigslist.instruction == task["instruction"] and craigslist.category == "daily"
     assert craigslist.start_url == "https://craigslist.org/" and craigslist.limits.time_s == 1800
@@ -94,17 +109,17 @@ def test_converted_fields(tmp_path, capsys):
     assert copied == (out / "files" / craigslist.id / "extra_info" / "listing_details.json").resolve()
     assert copied.read_bytes() == original.read_bytes()
 
-    mail = load_spec(out / "120-office-secretary-tasks-email-mgmt-purelymail.yaml")
+    mail = load_spec(out / "v1-120-office-secretary-tasks-email-mgmt-purelymail.yaml")
     [rule] = mail.intercept
     assert rule.methods == ("POST",) and mail.category == "work" and mail.limits.time_s == 150
     assert rule.equals == {"_action": "send", "_to": "sam@example.com", "meta.source": "compose"}
     assert rule.query == {"_task": "mail", "_action": "send"}
 
-    uber = load_spec(out / "001-daily-life-food-uber-eats.yaml")
+    uber = load_spec(out / "v1-001-daily-life-food-uber-eats.yaml")
     assert uber.intercept == () and uber.start_url == "https://ubereats.com/"
     assert uber.clawbench["eval_schema"]["url_pattern"] == PLACEHOLDER
 
-    rmp = load_spec(out / "468-rating-voting-general-ratemyprofessors.com.yaml")
+    rmp = load_spec(out / "v1-468-rating-voting-general-ratemyprofessors.yaml")
     assert rmp.category == "social" and rmp.start_url == "https://ratemyprofessors.com/"
     assert rmp.intercept[0].equals == {"operationName": "RateTeacherMutation"}
 
@@ -125,7 +140,7 @@ def test_converted_fields(tmp_path, capsys):
 
 def test_output_is_readable_yaml(tmp_path, capsys):
     _code, out, _cap = _import(tmp_path, capsys)
-    text = (out / "015-daily-life-housing-craigslist.yaml").read_text(encoding="utf-8")
+    text = (out / "v1-015-daily-life-housing-craigslist.yaml").read_text(encoding="utf-8")
     assert text.startswith("# Imported from ClawBench v1/015-daily-life-housing-craigslist/task.json")
     assert list(yaml.safe_load(text))[:5] == ["version", "id", "category", "instruction", "start_url"]
     assert "July–August" in text and "instruction: |" in text  # unicode kept, multi-line as a block
