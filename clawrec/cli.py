@@ -9,7 +9,7 @@ import sys
 import click
 
 from clawrec import __version__
-from clawrec.errors import ClawrecError
+from clawrec.errors import ClawrecError, UsageError
 
 # name -> (module under clawrec.commands, attribute, one-line help). Help is repeated here so that
 # `clawrec --help` lists every command without importing it.
@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:
         click.echo(f"clawrec: {exc.format_message()}", err=True)
         return 2
+    except UsageError as exc:
+        click.echo(f"clawrec: {exc.cli_message()}", err=True)
+        return exc.exit_code
     except ClawrecError as exc:
         click.echo(f"clawrec: {exc}", err=True)
         return exc.exit_code

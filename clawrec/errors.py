@@ -17,9 +17,24 @@ class ClawrecError(Exception):
 
 
 class UsageError(ClawrecError):
-    """Bad input from the user (file, field, flag); exit 2."""
+    """Bad input from the user (file, field, flag); exit 2.
+
+    An error about one run option names it as the caller knows it: `UsageError("{opt} x: …", option="run_dir")`
+    reads `run_dir x: …` from the Python API and `--run-dir x: …` from the CLI (`cli_message`)."""
 
     exit_code = 2
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        self.template, self.option = message, option
+        super().__init__(message.replace("{opt}", option) if option else message)
+
+    def cli_message(self) -> str:
+        if not self.option:
+            return str(self)
+        return self.template.replace("{opt}", CLI_FLAGS.get(self.option, "--" + self.option.replace("_", "-")))
+
+
+CLI_FLAGS = {"replay_from": "--from", "video": "--no-video", "judge": "--no-judge"}  # where flag ≠ --option-name
 
 
 def check_creatable(path: str | os.PathLike[str], what: str) -> None:

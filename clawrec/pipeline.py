@@ -12,15 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import secrets
 import signal
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
@@ -28,6 +28,7 @@ from clawrec.errors import UsageError
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
 from clawrec.taskfile import agent_task_path, expand_sites, has_placeholders, load_task, redacted_task, sites_from_env, task_info
 
+log = logging.getLogger("clawrec.pipeline")
 AGENT_STOP_TIMEOUT = 10.0   # seconds an agent gets to end after cancellation before the run goes on without it
 SETTLE = 1.0                # after the agent ends: how long a last in-flight submission may take to be caught
 
@@ -35,7 +36,7 @@ SETTLE = 1.0                # after the agent ends: how long a last in-flight su
 @dataclass
 class RunRequest:
     spec_path: str
-    agent: str
+    agent: Any                            # a name from the registry, or an agent object (clawrec.agents.base)
     run_dir: Path | None = None
     runs_dir: Path = Path("runs")
     headless: bool = False
@@ -51,6 +52,8 @@ class RunRequest:
     judge: bool = True
     display: str | None = None            # an existing X display (":0") instead of a private Xvfb
     allow_outside_files: bool = False     # the spec's files may lie outside its folder (--allow-outside-files)
+    spec: Any = None                      # an already loaded taskspec Spec (the API); else spec_path is read
+    notify: Callable[[str], None] | None = None   # one-line progress for a person (the CLI prints it on stderr)
 
 
 @dataclass
@@ -74,19 +77,19 @@ def new_run_dir(req: RunRequest, task_id: str) -> tuple[Path, Any]:
     if req.run_dir is not None:
         path = Path(req.run_dir)
         if path.exists() and any(p.name != LOCK for p in path.iterdir()):
-            raise UsageError(f"--run-dir {path}: already exists and is not empty")
+            raise UsageError(f"{{opt}} {path}: already exists and is not empty", option="run_dir")
         path.mkdir(parents=True, exist_ok=True)
     else:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        path = Path(req.runs_dir) / task_id / f"{stamp}-{req.agent}-{secrets.token_hex(3)}"
+        path = Path(req.runs_dir) / task_id / f"{stamp}-{agent_name(req)}-{secrets.token_hex(3)}"
         path.mkdir(parents=True, exist_ok=False)
     try:
         lock = RunLock(path.resolve()).acquire()
     except RunDirLocked as exc:
-        raise UsageError(f"--run-dir {path}: {exc}") from None
+        raise UsageError(f"{{opt}} {path}: {exc}", option="run_dir") from None
     if any(p.name != lock.path.name for p in path.iterdir()):  # another run came and went before our claim
         lock.release()
-        raise UsageError(f"--run-dir {path}: already exists and is not empty")
+        raise UsageError(f"{{opt}} {path}: already exists and is not empty", option="run_dir")
     return path.resolve(), lock
 
 
@@ -101,17 +104,34 @@ def run_display(req: RunRequest) -> str | None:
 
 
 def run(req: RunRequest) -> RunOutcome:
-    """Run one task; raises UsageError (exit 2) for bad input found before the run starts."""
+    """Run one task from the CLI: SIGTERM/SIGHUP (and Ctrl-C) stop it like any other end (RunStopped once its run
+    folder exists); raises UsageError (exit 2) for bad input found before the run starts."""
+    stop = RunStop()
+
+    async def main() -> RunOutcome:
+        return await stoppable(stop, arun(req, stop))
+
+    try:
+        return asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        if stop.run_dir is None:
+            raise KeyboardInterrupt from None  # stopped before anything was recorded
+        raise RunStopped(stop.run_dir, stop.signum or signal.SIGINT) from None
+
+
+async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
+    """Run one task in the caller's event loop (clawrec.api.arun_task). Cancelling it finalizes the run."""
+    stop = stop or RunStop()
     if req.display and req.headless:
-        raise UsageError(f"--display {req.display}: a --headless run has no display")
+        raise UsageError(f"{{opt}} {req.display}: a --headless run has no display", option="display")
     if req.display:
         from recorder.display import DisplayError, use_display
 
         try:
             use_display(req.display)
         except DisplayError as exc:
-            raise UsageError(f"--display: {exc}") from None
-    spec = load_task(req.spec_path, req.allow_outside_files)
+            raise UsageError(f"{{opt}}: {exc}", option="display") from None
+    spec = req.spec if req.spec is not None else load_task(req.spec_path, req.allow_outside_files)
     with contextlib.ExitStack() as stack:
         urls = req.sites
         if has_placeholders(spec):
@@ -129,7 +149,7 @@ def run(req: RunRequest) -> RunOutcome:
 
             spec = stack.enter_context(serve_answer_page(spec))
         try:
-            agent = create_agent(req.agent)
+            agent = create_agent(req.agent) if isinstance(req.agent, str) else req.agent
         except AgentSetupError as exc:
             raise UsageError(str(exc)) from None
         options: dict[str, Any] = {"agent_cmd": req.agent_cmd, "sites": urls or {},
@@ -144,20 +164,17 @@ def run(req: RunRequest) -> RunOutcome:
                 raise UsageError(str(exc)) from None
         reference = req.reference or spec.reference
         if req.reference is not None and not Path(req.reference).is_dir():
-            raise UsageError(f"--reference {req.reference}: not a directory")
+            raise UsageError(f"{{opt}} {req.reference}: not a directory", option="reference")
         from clawrec.environments import create_environment
 
         env = create_environment(spec)  # its files are read here: bad input before a run directory exists
         run_dir, lock = new_run_dir(req, spec.id)
+        stop.run_dir = run_dir
         stack.callback(lock.release)
         ctx.run_dir = run_dir
-        stop = RunStop()
-        try:
-            outcome = asyncio.run(stoppable(stop, _run(req, spec, agent, ctx, run_dir, urls, env, stop)))
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            raise RunStopped(run_dir, stop.signum or signal.SIGINT) from None
+        outcome = await _run(req, spec, agent, ctx, run_dir, urls, env, stop)
         if req.judge and reference is not None and outcome.exit_code == 0:
-            outcome.verdict = _judge(run_dir, spec, Path(reference))
+            outcome.verdict = _judge(run_dir, spec, Path(reference), req)
         return outcome
 
 
@@ -169,16 +186,15 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
     import dataclasses
 
     from clawrec.environments import EnvironmentFailed, Prepared
-    from recorder.manifest import read_manifest, write_manifest
-    from rundir.records import RUN_FORMAT_VERSION
+    from rundir import manifest as M
 
     try:
         prepared: Prepared = await env.prepare(run_dir.name)
     except EnvironmentFailed as exc:
-        write_manifest(run_dir, {"format_version": RUN_FORMAT_VERSION, "id": run_dir.name, "agent": req.agent,
-                                 "task": {"id": spec.id, "spec_sha256": spec.sha256, "spec": str(spec.path)},
-                                 "environment": {"kind": spec.environment.kind, "error": str(exc)},
-                                 "status": "crashed", "stop_reason": str(exc)})
+        M.write(run_dir, M.ended(M.new(run_dir.name, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req),
+                                       t0=time.time(), spec=str(spec.path), start_url=spec.start_url,
+                                       environment={"kind": spec.environment.kind, "error": str(exc)}),
+                                 "crashed", str(exc), layers={}))
         return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
     if prepared.start_url != spec.start_url:
         spec = dataclasses.replace(spec, start_url=prepared.start_url)
@@ -195,9 +211,9 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
             if outcome is not None and outcome.exit_code == 0:
                 outcome.exit_code, outcome.message = 1, str(exc)
         if prepared.info.get("kind", "live") != "live" and (run_dir / "manifest.json").exists():
-            manifest = read_manifest(run_dir)
+            manifest = M.read(run_dir)
             manifest["environment"] = {**manifest.get("environment", {}), **cleaned}
-            write_manifest(run_dir, manifest)
+            M.write(run_dir, manifest)
             if outcome is not None:
                 outcome.manifest = manifest
 
@@ -212,7 +228,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
 
     clock = RunClock()
     video = req.video and not req.headless
-    rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=req.agent, headless=req.headless,
+    rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
                     video=video, clock=clock, display=run_display(req),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
@@ -248,8 +264,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.options["task_file"] = str(task_file)
         time_limit = float(req.time_limit or spec.limits.time_s)
         rec.base["agent_start_t"] = clock.now()
-        print(f"clawrec: {req.agent} agent started on {spec.start_url} (run {run_dir})", file=sys.stderr)
-        agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{req.agent}")
+        _notify(req, f"clawrec: {agent_name(req)} agent started on {spec.start_url} (run {run_dir})")
+        agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{agent_name(req)}")
         status, reason, exit_code, message, result = await _supervise(agent_task, ctx, icpt, rec, time_limit,
                                                                       req.grace, spec.limits.steps)
         return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
@@ -365,18 +381,24 @@ async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str
                       message, list(icpt.catches), result, manifest)
 
 
-def _judge(run_dir: Path, spec: Any, reference: Path) -> dict[str, Any] | None:
-    """The payload judge against the reference run (no model needed); None when the judge is not available."""
+def agent_name(req: RunRequest) -> str:
+    return req.agent if isinstance(req.agent, str) else str(getattr(req.agent, "name", type(req.agent).__name__))
+
+
+def _notify(req: RunRequest, line: str) -> None:
+    if req.notify is not None:
+        req.notify(line)
+    else:
+        log.info("%s", line)
+
+
+def _judge(run_dir: Path, spec: Any, reference: Path, req: RunRequest) -> dict[str, Any] | None:
+    """The payload judge against the reference run, as `clawrec judge` does it (judge_run); a judge problem never
+    turns a finished run into a failure (None, and one line)."""
+    from evaluator.judge import judge_run
+
     try:
-        from evaluator.payload_judge import judge_payload
-        from rundir.reader import RunDir
-        from evaluator.verdict import write_verdict
-    except ImportError:
+        return judge_run(run_dir, spec, reference, judge="payload").to_dict()
+    except Exception as exc:
+        _notify(req, f"clawrec: judge skipped: {type(exc).__name__}: {exc}")
         return None
-    try:
-        verdict = judge_payload(RunDir(run_dir), spec, RunDir(reference))
-        write_verdict(run_dir, verdict)
-    except Exception as exc:  # a judge problem must not turn a finished run into a failure
-        print(f"clawrec: judge skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return None
-    return verdict.to_dict()

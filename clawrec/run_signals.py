@@ -33,6 +33,7 @@ class RunStop:
     itself) and the Recording to tell, since its start() may be what the cancellation interrupts."""
     signum: int | None = None
     rec: Any = None
+    run_dir: Path | None = None  # set once the run folder exists (a stop before it leaves nothing to finalize)
 
     @property
     def reason(self) -> str:

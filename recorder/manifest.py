@@ -1,6 +1,7 @@
 """manifest.json: what a run was and which layers it holds (DESIGN.md "The run directory"), plus crash recovery.
 
-Why written so often: a manifest with status `running` is written at start, the final one on every exit path
+The manifest's fields and format are rundir.manifest's; this module adds what needs the recorder's tools (the
+video probe for the layer table, joining video segments). Why written so often: a manifest with status `running` is written at start, the final one on every exit path
 (finalize, signal, atexit); when the process died without either, `recover(run_dir)` joins the video segments,
 copies the agent inbox and writes status `crashed`. Writes are atomic (temp file + rename), so a reader never sees
 half a manifest.
@@ -16,17 +17,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rundir import records
+from rundir import manifest as M, records
+from rundir.manifest import clawrec_version, read as read_manifest, write as write_manifest  # noqa: F401
 from rundir.records import RunClock, read_jsonl
 
 JSONL_LAYERS = (records.HTTP, records.INTERCEPTIONS, records.AGENT, records.ACTIONS)
-
-
-def clawrec_version() -> str:
-    try:
-        return metadata.version("clawrec")
-    except metadata.PackageNotFoundError:
-        return ""
 
 
 def sha256_file(path: Path) -> str:
@@ -78,30 +73,10 @@ def describe_layers(run_dir: str | Path) -> dict[str, dict[str, Any]]:
     return layers
 
 
-def write_manifest(run_dir: str | Path, data: dict[str, Any]) -> Path:
-    run_dir = Path(run_dir)
-    target = run_dir / records.MANIFEST
-    tmp = run_dir / f".{records.MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
-    return target
-
-
-def read_manifest(run_dir: str | Path) -> dict[str, Any]:
-    try:
-        return json.loads((Path(run_dir) / records.MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
 def finish(run_dir: str | Path, base: dict[str, Any], status: str, stop_reason: str,
            ended: float | None = None) -> dict[str, Any]:
-    """Complete `base` with status, stop reason, end time and layers; write it; return it."""
-    if status not in records.STATUSES:
-        raise ValueError(f"status must be one of {', '.join(records.STATUSES)}, not {status!r}")
-    ended = time.time() if ended is None else ended
-    data = {**base, "status": status, "stop_reason": stop_reason, "ended": ended,
-            "duration": round(ended - float(base.get("t0", ended)), 3), "layers": describe_layers(run_dir)}
+    """Complete `base` with status, stop reason, end time and layers (rundir.manifest.ended); write it; return it."""
+    data = M.ended(base, status, stop_reason, layers=describe_layers(run_dir), end=ended)
     write_manifest(run_dir, data)
     return data
 
@@ -133,7 +108,7 @@ def recover(run_dir: str | Path) -> dict[str, Any]:
     if recover_inbox(run_dir, clock):
         notes.append("agent inbox copied")
     base.setdefault("id", run_dir.name)
-    base.setdefault("format_version", records.RUN_FORMAT_VERSION)
+    base.setdefault("format_version", M.FORMAT_VERSION)
     base.setdefault("t0", t0)
     base["recovered"] = {"at": time.time(), "notes": notes}
     if base.get("status") in (None, "running"):

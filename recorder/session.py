@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder import manifest
-from rundir import records
+from rundir import manifest as M, records
 from recorder.agent_log import AgentLogSink
 from recorder.browser import Browser, browser_version_info, launch_browser
 from recorder.channel import ActionChannel
@@ -84,14 +84,10 @@ class Recording:
         self.extra_flags = list(extra_flags or [])
         self.ready_timeout = ready_timeout
         self.handle_signals = handle_signals
-        self.base: dict[str, Any] = {
-            "format_version": records.RUN_FORMAT_VERSION, "id": run_id or self.run_dir.name,
-            "task": {"id": task_id, "spec_sha256": spec_sha256}, "agent": agent,
-            "versions": {"clawrec": manifest.clawrec_version()},
-            "flags": {"headless": headless, "video": video, "screenshots": screenshots, "fps": fps,
-                      "window_size": list(window_size), **(flags or {})},
-            "t0": self.clock.t0, "t0_iso": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock.t0)),
-        }
+        self.base: dict[str, Any] = M.new(
+            run_id or self.run_dir.name, task_id=task_id, spec_sha256=spec_sha256, agent=agent, t0=self.clock.t0,
+            flags={"headless": headless, "video": video, "screenshots": screenshots, "fps": fps,
+                   "window_size": list(window_size), **(flags or {})})
         self.display: Display | None = None
         self.video: VideoRecorder | None = None
         self.browser: Browser | None = None
@@ -134,7 +130,7 @@ class Recording:
     async def start(self) -> "Recording":
         """Bring every layer up; returns once the browser is ready for the agent (CDP answers, video rolling)."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        manifest.write_manifest(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
+        M.write(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
         self._install_exit_hooks()
         try:
             await self._start_layers()
@@ -144,7 +140,7 @@ class Recording:
             raise
         self.ready_t = self.clock.now()
         self.base["ready_t"] = self.ready_t
-        manifest.write_manifest(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
+        M.write(self.run_dir, {**self.base, "status": "running", "stop_reason": ""})
         self._watchdog = asyncio.create_task(self._watch(), name="recorder-watchdog")
         return self
 

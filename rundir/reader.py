@@ -17,7 +17,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Generic, Iterator, TypeVar
 
-from rundir import records as R
+from rundir import manifest as M, records as R
 from rundir.errors import RunDirError
 from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
 
@@ -26,11 +26,10 @@ NUMBER = (int, float)
 # Manifest fields the evaluator reads, with their types; a value of another type (a hand-edited manifest) is left
 # out of `RunDir.manifest` and named in `problems`, so no judge or report trips over it.
 MANIFEST_TYPES: dict[str, type | tuple[type, ...]] = {
-    "id": str, "task_id": str, "spec_path": str, "spec_sha256": str, "status": str, "stop_reason": str, "stop": str,
+    "id": str, "status": str, "stop_reason": str,
     "agent": (str, dict), "task": dict, "sites": dict, "flags": dict, "versions": dict, "layers": dict, "t0": NUMBER,
     "t0_iso": str, "duration": NUMBER, "video_start_t": NUMBER}
-TASK_TYPES: dict[str, type] = {"id": str, "spec": str, "spec_path": str, "path": str, "spec_sha256": str,
-                               "sha256": str, "start_url": str}
+TASK_TYPES: dict[str, type] = {"id": str, "spec": str, "spec_sha256": str, "start_url": str}
 
 
 def _accepts(hint: Any) -> tuple[type, ...] | None:
@@ -205,7 +204,7 @@ class RunDir:
                 data = json.loads(mpath.read_text(encoding="utf-8"))
                 if not isinstance(data, dict):
                     raise ValueError("not a JSON object")
-                self.manifest = self._checked(data)
+                self.manifest = self._checked(M.upgrade(data))
             except (ValueError, UnicodeDecodeError, OSError) as exc:
                 if not has_layers:
                     raise RunDirError(f"{mpath}: not a run directory (manifest unreadable: {exc})") from None
@@ -243,20 +242,22 @@ class RunDir:
 
     @property
     def task_id(self) -> str | None:
-        return self.manifest.get("task_id") or self._task().get("id")
+        return self._task().get("id")
 
     @property
     def spec_sha256(self) -> str | None:
-        return self.manifest.get("spec_sha256") or self._task().get("spec_sha256") or self._task().get("sha256")
+        return self._task().get("spec_sha256")
 
     @property
     def spec_path(self) -> Path | None:
-        task = self._task()
-        raw = self.manifest.get("spec_path") or task.get("spec_path") or task.get("spec") or task.get("path")
+        raw = self._task().get("spec")  # rundir.manifest: the one key (older names upgraded on read)
         if not raw:
             return None
         p = Path(raw)
-        return p if p.is_absolute() else (self.path / p).resolve()
+        if p.is_absolute():
+            return p
+        # relative to the run directory; a path written relative to where clawrec ran is found from there too
+        return next((c.resolve() for c in (self.path / p, p) if c.is_file()), (self.path / p).resolve())
 
     @property
     def status(self) -> str | None:
@@ -264,7 +265,7 @@ class RunDir:
 
     @property
     def stop_reason(self) -> str | None:
-        return self.manifest.get("stop_reason") or self.manifest.get("stop")
+        return self.manifest.get("stop_reason")
 
     @property
     def agent_name(self) -> str | None:

@@ -19,8 +19,6 @@ import orjson
 from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
 from rundir.redact import Redactor
 
-RUN_FORMAT_VERSION = 1
-
 MANIFEST = "manifest.json"
 VIDEO = "video.mp4"
 SCREENSHOTS_DIR = "screenshots"
@@ -32,8 +30,6 @@ AGENT = "agent.jsonl"
 ACTIONS = "actions.jsonl"
 VERDICT = "verdict.json"
 REPORT = "report.html"
-
-STATUSES = ("ok", "intercepted", "timeout", "agent_error", "crashed")
 
 
 @dataclass

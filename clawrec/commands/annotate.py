@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from rundir import manifest as M
+
 from clawrec.errors import UsageError, check_creatable
 from taskspec.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
 from taskspec.model import CATEGORIES
@@ -21,8 +23,8 @@ def describe(n: int, c: Candidate) -> str:
 
 
 def _task_id(run_path: Path, manifest: dict) -> str:
-    task = manifest.get("task") if isinstance(manifest.get("task"), dict) else {}
-    return str(task.get("id") or manifest.get("task_id") or run_path.resolve().name)
+    task = M.upgrade(manifest).get("task")
+    return str((task.get("id") if isinstance(task, dict) else None) or run_path.resolve().name)
 
 
 @click.command("annotate")

@@ -26,17 +26,15 @@ def find_spec(run: RunDir, given: Path | None) -> tuple[Spec | None, str | None]
             return load_spec(given, allow_outside_files=True), None
         except SpecError as exc:
             raise UsageError(str(exc.problems[0]) if exc.problems else str(exc)) from None
-    task = run.manifest.get("task") if isinstance(run.manifest.get("task"), dict) else {}
-    raw = task.get("spec") or run.manifest.get("spec_path")
-    if not raw:
+    p = run.spec_path
+    if p is None:
         return None, "no spec in the manifest: payload compared with the reference only"
-    for p in (run.path / raw, Path(raw)):
-        if p.is_file():
-            try:
-                return load_spec(p, allow_outside_files=True), None
-            except SpecError:
-                return None, f"spec {p} does not validate: payload compared with the reference only"
-    return None, f"spec {raw} not found: payload compared with the reference only"
+    if not p.is_file():
+        return None, f"spec {p} not found: payload compared with the reference only"
+    try:
+        return load_spec(p, allow_outside_files=True), None
+    except SpecError:
+        return None, f"spec {p} does not validate: payload compared with the reference only"
 
 
 def resolve_reference(run: RunDir, spec: Spec | None, given: Path | None) -> Path:

@@ -75,7 +75,8 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
     req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
-                     judge=not no_judge, display=display, allow_outside_files=allow_outside_files)
+                     judge=not no_judge, display=display, allow_outside_files=allow_outside_files,
+                     notify=lambda line: click.echo(line, err=True))
     try:
         outcome = run_task(req)
     except RunStopped as exc:  # Ctrl-C, SIGTERM, SIGHUP: the run is finalized; its folder is still the last line
