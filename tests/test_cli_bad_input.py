@@ -411,7 +411,9 @@ def test_ctrl_c_during_run_finalizes_and_keeps_the_run_dir(root: Path):
     """SIGINT while the agent works (the start page is recorded): exit 130, `clawrec: interrupted` as the one
     error line, the manifest says so, every layer file is there, the inputs are untouched."""
     inputs = tree(root)
-    code, err = _run_and_interrupt(root, lambda run: _has_records(run / "actions.jsonl"))
+    # the agent's own log exists once the "agent started" line is out (the start page is recorded before that)
+    code, err = _run_and_interrupt(root, lambda run: _has_records(run / "actions.jsonl")
+                                   and (run / "agent.stdout.log").exists())
     assert code == 130, err
     assert "Traceback" not in err, err
     lines = [line for line in err.splitlines() if line.strip()]
