@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 CLAWREC := .venv/bin/clawrec
 
-.PHONY: setup openclaw demo test bench clean
+.PHONY: setup openclaw demo test bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh base
@@ -18,6 +18,9 @@ test: setup openclaw
 
 bench: setup openclaw
 	@$(PY) -m bench
+
+fuzz: setup  # the fuzz suite with many random examples (make test runs a few, derandomized)
+	@CLAWREC_FUZZ_EXAMPLES=$${CLAWREC_FUZZ_EXAMPLES:-3000} $(PY) -m pytest -q -p no:cacheprovider tests/taskspec/test_fuzz.py
 
 clean:
 	rm -rf .venv .tools runs

@@ -36,6 +36,7 @@ from rundir.redact import Redactor, mask_fields, redact_headers, secret_values
 log = logging.getLogger("clawrec.interceptor")
 
 PAUSE_ALL = [{"urlPattern": "*", "requestStage": "Request"}]
+OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread
 
 
 def resolve_ws_url(browser: str, timeout: float = 10.0) -> str:
@@ -230,7 +231,11 @@ class Interceptor:
                 raw, complete = got.get("postData", "").encode("utf-8", "surrogateescape"), True
             except CDPError:
                 complete = False
-        body = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), self.files, complete)
+        ctype = payload.header(req.get("headers", {}), "content-type")
+        if len(raw) > OFF_LOOP_BYTES:  # a large body is decoded off the reader loop (other requests keep flowing)
+            body = await asyncio.to_thread(payload.decode, raw, ctype, self.files, complete)
+        else:
+            body = payload.decode(raw, ctype, self.files, complete)
         rule = match.first_match(rules, req["method"], req["url"], body)
         undecidable = False
         if rule is None and ((req.get("hasPostData") and not raw) or body.decode):

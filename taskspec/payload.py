@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
-from taskspec.limits import MAX_DECODE_BYTES, TOO_DEEP, TOO_LARGE, TooDeep, loads_bounded
+from taskspec.limits import MAX_DECODE_BYTES, MAX_FORM_FIELDS, TOO_DEEP, TOO_LARGE, TooDeep, loads_bounded
 
 GAP = b"\x00clawrec:bytes-unavailable\x00"
 RAW_LIMIT = 256 * 1024
@@ -97,7 +97,11 @@ def decode(body: bytes, content_type: str = "", files: tuple[Path, ...] | list[P
             except ValueError:
                 pass
         if "x-www-form-urlencoded" in ctype or _looks_urlencoded(stripped):
-            return Body("urlencoded", form_dict(parse_qsl(stripped, keep_blank_values=True)), body, complete)
+            try:
+                pairs = parse_qsl(stripped, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+            except ValueError:  # more fields than any form has: decoding would stall the CDP loop
+                return Body("urlencoded", None, body, complete, decode=TOO_LARGE)
+            return Body("urlencoded", form_dict(pairs), body, complete)
         if "\ufffd" not in text:
             return Body("text", text, body, complete)
     return Body("binary", None, body, complete)
@@ -108,20 +112,21 @@ def _looks_urlencoded(text: str) -> bool:
 
 
 def form_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Form pairs to a dict; a repeated key becomes a list (order kept)."""
-    out: dict[str, Any] = {}
+    """Form pairs to a dict; a repeated key becomes a list (order kept). Linear: a body repeating one key 4 million
+    times must not copy a growing list per pair."""
+    grouped: dict[str, list[Any]] = {}
     for k, v in pairs:
-        if k in out:
-            out[k] = out[k] + [v] if isinstance(out[k], list) else [out[k], v]
-        else:
-            out[k] = v
-    return out
+        grouped.setdefault(k, []).append(v)
+    return {k: vs[0] if len(vs) == 1 else vs for k, vs in grouped.items()}
 
 
 def _multipart(body: bytes, boundary: bytes, files: tuple[Path, ...] | list[Path], complete: bool) -> Body:
     pairs: list[tuple[str, Any]] = []
     found: list[dict[str, Any]] = []
-    for chunk in body.split(b"--" + boundary)[1:]:
+    chunks = body.split(b"--" + boundary)[1:]
+    if len(chunks) > MAX_FORM_FIELDS + 1:
+        return Body("multipart", None, body, complete, decode=TOO_LARGE)
+    for chunk in chunks:
         if chunk.startswith(b"--"):
             break
         head, _, content = chunk.lstrip(b"\r\n").partition(b"\r\n\r\n")

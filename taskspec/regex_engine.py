@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from re import _constants as C, _parser as P  # Python's own regex parser (3.11+ names it privately)
 from typing import Any
 
@@ -150,7 +151,9 @@ def to_re2(pattern: str, flags: int = 0) -> str:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise RegexError(f"longer than {MAX_PATTERN_CHARS} characters")
     try:
-        tree = P.parse(pattern, flags)
+        with warnings.catch_warnings():  # "Possible nested set": Python's own future-syntax notice, not for users
+            warnings.simplefilter("ignore", FutureWarning)
+            tree = P.parse(pattern, flags)
     except re.error as exc:
         raise RegexError(str(exc)) from None
     except (RecursionError, OverflowError, ValueError) as exc:
