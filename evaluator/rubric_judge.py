@@ -126,8 +126,9 @@ class RubricJudge:
         import anthropic
 
         cfg = self.config
+        messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         kwargs: dict[str, Any] = {"model": cfg.model, "max_tokens": cfg.max_tokens, "system": SYSTEM,
-                                  "messages": [{"role": "user", "content": prompt}],
+                                  "messages": messages,
                                   "tools": [{"name": SUBMIT, "description": "Submit the rubric score.",
                                              "input_schema": SCORE_SCHEMA}],
                                   "tool_choice": {"type": "tool", "name": SUBMIT}}
@@ -152,6 +153,12 @@ class RubricJudge:
             if not problems:
                 usage.update(self.llm._cost(usage))
                 return dict(call.input), usage
+            if call is not None:  # tell the model what was wrong, as the LLM judge does
+                messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": call.id, "name": SUBMIT,
+                                                                "input": call.input}]},
+                             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
+                                                           "is_error": True, "content": "Score refused: "
+                                                           + "; ".join(problems) + f". Call {SUBMIT} again."}]}]
         raise JudgeError(f"rubric judge: no valid score from {cfg.model} after {usage['requests']} requests: "
                          + "; ".join(problems))
 

@@ -23,8 +23,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from taskspec.model import (
-    CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Answer, Environment, Limits,
-    Respond, Rule, Spec, glob_problem,
+    CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Environment, Limits, Respond,
+    Rule, Spec, glob_problem,
 )
 from taskspec import secrets as spec_secrets
 from taskspec.check_reach import check_files_inside, check_start_page
@@ -40,7 +40,6 @@ TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "fi
 REQUIRED = ("version", "id", "instruction", "start_url")
 RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
 RESPOND_KEYS = ("status", "json", "body", "headers")
-ANSWER_KEYS = ("rubric", "reference", "url")
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -188,21 +187,6 @@ class FieldChecker:
             check_salesforce_options(self, options, path)
         return Environment(kind=kind_ if isinstance(kind_, str) else "live", options=options)
 
-    def check_answer(self, value: Any) -> Answer | None:
-        path: FieldPath = ("answer",)
-        answer = self.mapping(value, path, known=ANSWER_KEYS, required=("rubric",))
-        if answer is None:
-            return None
-        start = len(self.problems)
-        rubric = self.string(answer["rubric"], path + ("rubric",)) if "rubric" in answer else None
-        reference = self.string(answer["reference"], path + ("reference",)) if "reference" in answer else None
-        url = self.string(answer["url"], path + ("url",)) if "url" in answer else None
-        if url is not None and not (urlsplit(url).scheme in ("http", "https") and urlsplit(url).hostname):
-            self.bad(path + ("url",), f"must be an http:// or https:// URL, got '{url}'")
-        if len(self.problems) > start or rubric is None:
-            return None
-        return Answer(rubric=rubric, reference=reference, url=url)
-
     def check_rule(self, value: Any, index: int) -> Rule | None:
         path: FieldPath = ("intercept", index)
         rule = self.mapping(value, path, known=RULE_KEYS)
@@ -333,7 +317,12 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     clawbench = c.mapping(doc.get("clawbench", {}), ("clawbench",)) or {}
     judge_context = c.string_map(doc["judge_context"], ("judge_context",)) if "judge_context" in doc else {}
     environment = c.check_environment(doc["environment"]) if "environment" in doc else Environment()
-    answer = c.check_answer(doc["answer"]) if "answer" in doc else None
+    if "answer" in doc:
+        from taskspec.check_answer import check_answer
+
+        answer = check_answer(c, doc["answer"])
+    else:
+        answer = None
     if c.problems:
         return c.problems, None
     if raw is None:
