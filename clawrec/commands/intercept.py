@@ -34,7 +34,7 @@ def intercept(task: Path, browser_url: str, out_dir: Path, keep_browser: bool, p
 
     if not browser_url.startswith(("http://", "https://", "ws://", "wss://")):
         raise UsageError(f"--browser: expected http://HOST:PORT or ws://…, got {browser_url!r}")
-    spec = load_task(str(task))
+    spec = load_task(str(task), allow_outside_files=True)  # files are only hashed here, never handed to an agent
     if has_placeholders(spec):
         urls = sites_from_env()
         if urls is None:
