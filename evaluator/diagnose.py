@@ -1,10 +1,9 @@
-"""Where did the agent leave the reference's path? Align the two runs' browser actions and name the first step
-that differs, with the screenshot nearest in time on each side, plus the caught payload's differences.
+"""Where did the agent leave the reference's path, and which of those places made it fail?
 
-Actions are first reduced to steps a person would name (click, fill, submit, navigate, press Enter, switch tab):
-focus, single keystrokes, page loads and clicks on containers are noise, and a field's input/change events collapse
-into one `fill` with its final value. Each step gets a key (type, target identity; URL path for navigations)
-WITHOUT its value, so a wrong value still aligns with the reference's step and is reported as a value difference.
+Both runs' actions are reduced to steps (evaluator/steps.py) and aligned; every aligned row carries both runs'
+step numbers (evaluator/trajectory.py: the one numbering the report, the CLI and diagnosis.json share) with the action
+seq beside them. The failure category and its cause come from evaluator/failure.py; the divergence that explains
+the cause comes first, harmless ones (a skipped filter that changed nothing) after it.
 
 Why difflib.SequenceMatcher (Ratcliff/Obershelp) and not an edit-distance DP: it anchors on the longest run of
 identical steps and recurses on both sides, so long shared stretches stay aligned and a detour shows up as one
@@ -17,99 +16,26 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
 from taskspec.model import Spec
 from evaluator.errors import RunDirError
-from evaluator.normalize import same, text
-from evaluator.payload_judge import canonical_url, judge_payload
-from rundir.reader import Action, RunDir, Screenshot
+from evaluator.failure import CATEGORIES, Cause, classify, final_claim
+from evaluator.normalize import same
+from evaluator.payload_judge import judge_payload
+from evaluator.steps import Step, steps
+from evaluator.trajectory import Trajectory
+from rundir.reader import RunDir, Screenshot
+
+__all__ = ["DIAGNOSIS", "Diagnosis", "Row", "align", "check_layers", "diagnose", "nearest_screenshot", "steps"]
 
 DIAGNOSIS = "diagnosis.json"
-DIAGNOSIS_VERSION = 1
-NOISE = {"focus", "blur", "keyup", "keypress", "load", "scroll", "mousemove", "mouseover", "hover", "pointerdown",
-         "pointerup", "mousedown", "mouseup", "wheel", "visibility", "resize", "selectionchange", "dom_content_loaded"}
-FILL = {"input", "change"}
-CONTAINERS = {"form", "body", "html", "main", "section", "fieldset"}
-
-
-@dataclass
-class Step:
-    """One meaningful action of a run."""
-
-    seq: int | None
-    t: float | None
-    line: int
-    type: str
-    target: str           # how a person would name it: role "name" (or tag#id, or selector)
-    identity: str         # the alignment key's target part (normalized)
-    value: Any = None
-    url: str | None = None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.type, self.identity)
-
-    def describe(self) -> str:
-        shown = "" if self.value is None else f" = {json.dumps(self.value, ensure_ascii=False)[:80]}"
-        return f"{self.type} {self.target}{shown}"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("identity")
-        d["text"] = self.describe()
-        return d
-
-
-def _target(a: Action) -> tuple[str, str]:
-    """(label, identity) of an action's target descriptor {tag, id, role, name, text, selector}."""
-    t = a.target if isinstance(a.target, dict) else {}
-    tag, ident, role = t.get("tag") or "", t.get("id"), t.get("role") or t.get("tag") or ""
-    name = " ".join(str(t.get("name") or t.get("text") or "").split())[:60]
-    if ident and (tag in CONTAINERS or not name or len(name) > 40):
-        label = f"{tag}#{ident}"
-    else:
-        label = f'{role} "{name}"' if name else str(t.get("selector") or tag or "?")
-    identity = f"#{ident}" if ident else (f"{role}|{text(name)}" if name else str(t.get("selector") or tag))
-    return label, identity
-
-
-def _nav_key(url: str, run: RunDir) -> str:
-    """A navigation's URL without query and fragment, local site ports replaced by `{sites.NAME}`."""
-    return canonical_url(url, run).split("#", 1)[0].split("?", 1)[0]
-
-
-def steps(run: RunDir) -> list[Step]:
-    """The run's actions reduced to meaningful steps (see the module docstring)."""
-    out: list[Step] = []
-    for a in run.actions:
-        kind = a.type
-        if kind in NOISE or (kind == "keydown" and a.key != "Enter"):
-            continue
-        if kind == "navigate" and str(a.url or "").startswith(("about:", "chrome:", "chrome-extension:", "data:")):
-            continue  # a fresh tab's blank page, the browser's own pages: not a step anyone took
-        if kind in ("navigate", "tab_switch"):
-            where = _nav_key(a.url, run) if a.url else f"tab {a.tab}"
-            out.append(Step(a.seq, a.t, a.line, kind, where, where, None, a.url))
-            continue
-        label, identity = _target(a)
-        value = "[masked]" if a.raw.get("masked") else a.value
-        if kind in FILL:
-            prev = out[-1] if out else None
-            if prev is not None and prev.type == "fill" and prev.identity == identity:
-                prev.value = value  # the field's final value
-                continue
-            out.append(Step(a.seq, a.t, a.line, "fill", label, identity, value, a.url))
-            continue
-        if kind == "click" and (a.target or {}).get("tag") in CONTAINERS:
-            continue
-        if kind == "keydown":
-            kind = "press Enter in"
-        out.append(Step(a.seq, a.t, a.line, kind, label, identity, None, a.url))
-    return out
+DIAGNOSIS_VERSION = 2
+STATUS_WORDS = {"same": "same", "value": "same step, other value", "differs": "a different action",
+                "extra": "an extra action", "missing": "missing (a reference step the agent did not take)"}
 
 
 @dataclass
@@ -120,9 +46,12 @@ class Row:
     status: str
     agent: Step | None
     reference: Step | None
+    agent_step: int | None = None
+    reference_step: int | None = None
 
     def to_dict(self, index: int) -> dict[str, Any]:
-        return {"row": index, "status": self.status, "agent": self.agent.to_dict() if self.agent else None,
+        return {"row": index, "status": self.status, "agent_step": self.agent_step,
+                "reference_step": self.reference_step, "agent": self.agent.to_dict() if self.agent else None,
                 "reference": self.reference.to_dict() if self.reference else None}
 
 
@@ -179,19 +108,36 @@ class Diagnosis:
     run: str
     reference: str
     rows: list[Row]
-    first: int | None
+    first: int | None                   # index of the relevant divergence's row (the one the cause names)
     divergence: dict[str, Any] | None
+    divergences: list[dict[str, Any]]
     payload: dict[str, Any]
     counts: dict[str, int]
     similarity: float
+    cause: Cause
+    self_report_gap: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def category(self) -> str | None:
+        return self.cause.category
+
+    def headline(self) -> str:
+        """The first line a person reads: category and cause (or that nothing failed)."""
+        gap = "; SELF-REPORT GAP: the agent claims success but never submitted" if self.self_report_gap else ""
+        if self.cause.category is None:
+            return f"passed: {self.cause.summary}{gap}"
+        return f"{CATEGORIES[self.cause.category]}: {self.cause.summary}{gap}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": DIAGNOSIS_VERSION, "run": self.run, "reference": self.reference,
+                "category": self.cause.category, "category_label": CATEGORIES.get(self.cause.category or ""),
+                "headline": self.headline(), "cause": self.cause.to_dict(), "self_report_gap": self.self_report_gap,
                 "method": "difflib.SequenceMatcher over normalized action keys (type, target)",
+                "numbering": "step = the run's step number (report row); seq = the action's seq in actions.jsonl",
                 "steps": self.counts, "similarity": round(self.similarity, 3), "first_divergence": self.divergence,
-                "payload": self.payload, "aligned": [r.to_dict(i) for i, r in enumerate(self.rows, 1)],
-                "notes": self.notes}
+                "divergences": self.divergences, "payload": self.payload,
+                "aligned": [r.to_dict(i) for i, r in enumerate(self.rows, 1)], "notes": self.notes}
 
 
 def _side_time(rows: list[Row], i: int, side: str) -> float | None:
@@ -202,30 +148,46 @@ def _side_time(rows: list[Row], i: int, side: str) -> float | None:
     return None
 
 
-def _divergence(run: RunDir, ref: RunDir, rows: list[Row], i: int) -> dict[str, Any]:
+def _divergence(run: RunDir, ref: RunDir, rows: list[Row], i: int, relevant: bool) -> dict[str, Any]:
     row = rows[i]
     a_t, r_t = _side_time(rows, i, "agent"), _side_time(rows, i, "reference")
     a, r = row.agent, row.reference
-    what = {"value": "same step, different value", "differs": "a different action", "extra": "an extra action",
-            "missing": "skipped a reference action"}[row.status]
-    summary = (f"step {i + 1}: {what}: agent {a.describe() if a else '(nothing)'} vs reference "
-               f"{r.describe() if r else '(nothing)'}")
-    return {"step": i + 1, "status": row.status, "summary": summary, "agent": a.to_dict() if a else None,
-            "reference": r.to_dict() if r else None, "agent_screenshot": nearest_screenshot(run, a_t),
-            "reference_screenshot": nearest_screenshot(ref, r_t), "agent_url": a.url if a else None,
-            "reference_url": r.url if r else None, "agent_t": a_t, "reference_t": r_t}
+    if row.agent_step is not None:
+        where = f"step {row.agent_step}" + (f" (seq {a.seq})" if a and a.seq is not None else "")
+    else:
+        nxt = next((r.agent_step for r in rows[i + 1:] if r.agent_step is not None), None)
+        where = f"before step {nxt}" if nxt is not None else "after the agent's last step"
+    summary = (f"{where}: {STATUS_WORDS[row.status]}: agent {a.describe() if a else '(nothing)'} vs reference "
+               f"step {row.reference_step}: {r.describe() if r else '(nothing)'}" if r else
+               f"{where}: {STATUS_WORDS[row.status]}: agent {a.describe() if a else '(nothing)'}")
+    return {"step": row.agent_step, "reference_step": row.reference_step, "seq": a.seq if a else None,
+            "row": i + 1, "status": row.status, "relevant": relevant, "summary": summary,
+            "agent": a.to_dict() if a else None, "reference": r.to_dict() if r else None,
+            "agent_screenshot": nearest_screenshot(run, a_t), "reference_screenshot": nearest_screenshot(ref, r_t),
+            "agent_url": a.url if a else None, "reference_url": r.url if r else None, "agent_t": a_t,
+            "reference_t": r_t}
 
 
-def _payload(run: RunDir, ref: RunDir, spec: Spec | None) -> dict[str, Any]:
-    v = judge_payload(run, spec, ref)
-    diffs = [{"condition": c.condition, "detail": c.detail} for c in v.conditions if not c.met]
-    return {"verdict": v.verdict, "justification": v.justification, "differences": diffs,
-            "agent_caught": len(run.interceptions), "reference_caught": len(ref.interceptions)}
+def _relevant_row(rows: list[Row], cause: Cause) -> int | None:
+    """The row that explains the failure: the cause's step; for a missing submission the first reference step the
+    agent never took after its last one; else the first divergence."""
+    if cause.action is not None:
+        hit = next((i for i, r in enumerate(rows) if r.agent is cause.action), None)
+        if hit is not None and rows[hit].status != "same":
+            return hit
+        if hit is not None and cause.category not in ("never_submitted", "limit"):
+            return hit
+    if cause.category in ("never_submitted", "limit", "stuck_looping", "off_task", "verification_wall"):
+        last = max((i for i, r in enumerate(rows) if r.agent is not None), default=-1)
+        nxt = next((i for i in range(last + 1, len(rows)) if rows[i].status != "same"), None)
+        if nxt is not None:
+            return nxt
+    return next((i for i, r in enumerate(rows) if r.status != "same"), None) if cause.category else None
 
 
 def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir, spec: Spec | None = None,
              write: bool = True) -> Diagnosis:
-    """Align RUN with REFERENCE; write RUN/diagnosis.json (unless write=False)."""
+    """Align RUN with REFERENCE, classify the failure; write RUN/diagnosis.json (unless write=False)."""
     rd = run if isinstance(run, RunDir) else RunDir(run)
     ref = reference if isinstance(reference, RunDir) else RunDir(reference)
     if rd.path.resolve() == ref.path.resolve():
@@ -234,19 +196,33 @@ def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir, spec: Spe
     for who, r in (("agent", rd), ("reference", ref)):
         if not r.actions.present:
             notes.append(f"{who}: no {r.actions.file}: no browser actions to align")
-    a_steps, r_steps = steps(rd), steps(ref)
+    tr, rtr = Trajectory(rd), Trajectory(ref)
+    a_steps, r_steps = tr.meaningful, rtr.meaningful
     rows = align(a_steps, r_steps)
-    first = next((i for i, row in enumerate(rows) if row.status != "same"), None)
+    for row in rows:
+        row.agent_step, row.reference_step = tr.number_of(row.agent), rtr.number_of(row.reference)
+    verdict = judge_payload(rd, spec, ref)
+    cause = classify(tr, rtr, verdict, rows)
+    claim = final_claim(rd)
+    gap = ({"claimed": claim[0], "agent_line": claim[1], "summary": "the agent's last word claims success, but no "
+            "terminal request was sent"} if claim is not None and not rd.interceptions.records else None)
+    first = _relevant_row(rows, cause)
+    order = ([first] if first is not None else []) + [i for i, r in enumerate(rows) if r.status != "same"
+                                                      and i != first]
+    divergences = [_divergence(rd, ref, rows, i, i == first) for i in order]
     sm_ratio = SequenceMatcher(None, [s.key for s in r_steps], [s.key for s in a_steps], autojunk=False).ratio()
+    diffs = [{"condition": c.condition, "detail": c.detail} for c in verdict.conditions if not c.met]
     diag = Diagnosis(
         run=str(rd.path.resolve()), reference=str(ref.path.resolve()), rows=rows, first=first,
-        divergence=_divergence(rd, ref, rows, first) if first is not None else None,
-        payload=_payload(rd, ref, spec),
-        counts={"agent": len(a_steps), "reference": len(r_steps), "agent_actions": len(rd.actions),
+        divergence=divergences[0] if divergences else None, divergences=divergences,
+        payload={"verdict": verdict.verdict, "justification": verdict.justification, "differences": diffs,
+                 "agent_caught": len(rd.interceptions), "reference_caught": len(ref.interceptions)},
+        counts={"agent": len(a_steps), "reference": len(r_steps), "agent_run_steps": len(tr.steps),
+                "reference_run_steps": len(rtr.steps), "agent_actions": len(rd.actions),
                 "reference_actions": len(ref.actions),
                 **{s: sum(1 for r in rows if r.status == s) for s in ("same", "value", "differs", "extra",
                                                                        "missing")}},
-        similarity=sm_ratio, notes=notes)
+        similarity=sm_ratio, cause=cause, self_report_gap=gap, notes=notes + tr.console_notes)
     if write:
         tmp = rd.path / (DIAGNOSIS + ".tmp")
         tmp.write_text(json.dumps(diag.to_dict(), indent=1, ensure_ascii=False, default=str), encoding="utf-8")

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from interceptor.narrow import fetch_patterns
 from taskspec import match, payload
 from interceptor.cdp import CDPError, Connection, Session
+from interceptor.console import ConsoleLog
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
 from interceptor.httplog import HttpLog, scrub
@@ -81,6 +82,7 @@ class Interceptor:
         self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock, redactor=Redactor(self.secrets))
         self.frames = Frames()
         self.http = HttpLog(self.run_dir, self.clock, ignore=ignore_urls, secrets=self.secrets) if http_log else None
+        self.console = ConsoleLog(self.run_dir, self.clock, self.secrets, ignore_urls) if http_log else None
         self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
         self.conn: Connection | None = None
         self.attacher: Attacher | None = None
@@ -148,6 +150,8 @@ class Interceptor:
         self._files_done = True
         if self.http is not None:
             self.http.close()
+        if self.console is not None:
+            self.console.close()
         self.writer.close()
 
     # ---- per target ------------------------------------------------------------------------------------------
@@ -164,6 +168,8 @@ class Interceptor:
         futures += self.frames.prepare(session)
         if self.http is not None:
             futures += self.http.prepare(session, self.frames)
+        if self.console is not None:
+            self.console.prepare(session)
         if ttype == "page" and self.http_rules:
             self._watch_preloading(session)
         if fetch_owner and self.patterns:

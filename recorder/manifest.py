@@ -21,7 +21,7 @@ from rundir import manifest as M, records
 from rundir.manifest import clawrec_version, read as read_manifest, write as write_manifest  # noqa: F401
 from rundir.records import RunClock, read_jsonl
 
-JSONL_LAYERS = (records.HTTP, records.INTERCEPTIONS, records.AGENT, records.ACTIONS)
+JSONL_LAYERS = (records.HTTP, records.INTERCEPTIONS, records.AGENT, records.ACTIONS, records.CONSOLE)
 
 
 def sha256_file(path: Path) -> str:

@@ -28,6 +28,7 @@ HAR = "http.har"
 INTERCEPTIONS = "interceptions.jsonl"
 AGENT = "agent.jsonl"
 ACTIONS = "actions.jsonl"
+CONSOLE = "console.jsonl"  # pages' console messages, uncaught exceptions, browser log entries
 VERDICT = "verdict.json"
 REPORT = "report.html"
 

@@ -1,4 +1,5 @@
-"""`clawrec diagnose RUN [--reference REF]`: where the agent diverged from the reference; RUN/diagnosis.json."""
+"""`clawrec diagnose RUN [--reference REF]`: why the run failed (category + the step that caused it) and where it
+left the reference's path; writes RUN/diagnosis.json."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from clawrec.errors import UsageError
 from evaluator.diagnose import DIAGNOSIS, Diagnosis, diagnose as run_diagnosis
 from evaluator.errors import EvaluatorError, RunDirError
 from rundir.reader import RunDir
-from taskspec.model import Spec
 from taskspec.check import SpecError, load_spec
+from taskspec.model import Spec
 
 STYLE = {"same": "green", "value": "yellow", "differs": "red", "extra": "magenta", "missing": "magenta"}
 
@@ -47,44 +48,54 @@ def resolve_reference(run: RunDir, spec: Spec | None, given: Path | None) -> Pat
 
 
 def window(d: Diagnosis, before: int = 3, after: int = 6) -> range:
-    """Rows shown by default: a few around the first divergence (all rows if the runs agree and are short)."""
+    """Rows shown by default: a few around the relevant divergence (all rows if the runs agree and are short)."""
     if d.first is None:
         return range(max(0, len(d.rows) - before - after), len(d.rows))
     return range(max(0, d.first - before), min(len(d.rows), d.first + after))
 
 
 def render(console: Console, d: Diagnosis, show_all: bool) -> None:
+    color = "green" if d.category is None else "bold red"
+    console.print(f"[{color}]{escape(d.headline())}[/]")
+    if d.self_report_gap:
+        console.print(f"  [bold yellow]self-report gap[/]: the agent said {escape(repr(d.self_report_gap['claimed']))}"
+                      f" (agent.jsonl line {d.self_report_gap['agent_line']}) but no terminal request was sent")
     c = d.counts
     console.print(f"[bold]diagnosis[/] {escape(d.run)}\n  reference {escape(d.reference)}")
     console.print(f"  steps: agent {c['agent']} (of {c['agent_actions']} actions), reference {c['reference']} "
                   f"(of {c['reference_actions']}); {c['same']} same, {c['value']} other value, {c['differs']} "
-                  f"different, {c['extra']} extra, {c['missing']} skipped; similarity {d.similarity:.2f}")
+                  f"different, {c['extra']} extra, {c['missing']} missing; similarity {d.similarity:.2f}")
     div = d.divergence
     if div is None:
         console.print("[green]no divergence[/]: the agent took the reference's steps with the same values")
     else:
-        console.print(f"[bold red]first divergence[/] at step {div['step']} ({escape(div['status'])})")
+        console.print(f"[bold red]divergence that explains it[/]: {escape(div['summary'])}"
+                      if div["relevant"] else f"[bold]first divergence[/]: {escape(div['summary'])}")
         for side in ("agent", "reference"):
-            step = div[side]
-            console.print(f"  {side:<9} {escape(step['text']) if step else '(nothing)'}"
-                          + (f"  [dim]seq {step['seq']}, t={step['t']:.2f}s[/]" if step and step['t'] is not None
-                             else ""))
-            console.print(f"  {'':<9} url: {escape(str(div[side + '_url'] or '-'))}   screenshot: "
+            console.print(f"  {side:<9} url: {escape(str(div[side + '_url'] or '-'))}   screenshot: "
                           f"{escape(str(div[side + '_screenshot'] or '-'))}")
+        others = [x for x in d.divergences[1:]]
+        if others:
+            console.print(f"  other divergences ({len(others)}, harmless to the verdict or follow-ups):")
+            for x in others[:5]:
+                console.print(f"    - {escape(x['summary'])}")
     p = d.payload
     console.print(f"[bold]payload[/]: {p['verdict']} (agent caught {p['agent_caught']}, reference caught "
                   f"{p['reference_caught']})")
     for diff in p["differences"]:
         console.print(f"  - {escape(diff['condition'])}: {escape(str(diff['detail']))}")
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for col in ("#", "status", "agent", "reference"):
+    for col in ("step", "status", "agent", "ref step", "reference"):
         table.add_column(col, overflow="fold")
     rows = range(len(d.rows)) if show_all else window(d)
     for i in rows:
         r = d.rows[i]
-        table.add_row(str(i + 1), f"[{STYLE[r.status]}]{r.status}[/]",
-                      escape(r.agent.describe()) if r.agent else "", escape(r.reference.describe()) if r.reference
-                      else "")
+        mark = "▶ " if i == d.first else ""
+        table.add_row(f"{mark}{r.agent_step if r.agent_step is not None else ''}",
+                      f"[{STYLE[r.status]}]{r.status}[/]",
+                      escape(r.agent.describe()) + (f" [dim]seq {r.agent.seq}[/]" if r.agent.seq is not None else "")
+                      if r.agent else "", str(r.reference_step if r.reference_step is not None else ""),
+                      escape(r.reference.describe()) if r.reference else "")
     console.print(table)
     if not show_all and len(rows) < len(d.rows):
         console.print(f"[dim]({len(rows)} of {len(d.rows)} aligned steps shown; --all shows every step)[/]")
@@ -101,9 +112,13 @@ def render(console: Console, d: Diagnosis, show_all: bool) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Print every aligned step, not just those around the "
                                                       "divergence.")
 def diagnose(run_dir: Path, reference: Path | None, spec_path: Path | None, show_all: bool) -> int:
-    """Where did RUN leave the reference's path? Aligns both runs' browser actions (click, fill, submit,
-    navigate …) and prints the first divergence (both actions, URLs, nearest screenshots), the caught payload's
-    differences and the aligned steps; writes RUN/diagnosis.json."""
+    """Why did RUN fail, and where did it leave the reference's path? The first line is the failure category
+    (never submitted, wrong value, missing field, wrong endpoint, stuck/looping, navigated off task, blocked by a
+    verification wall/CAPTCHA, time or step limit, agent crash, infrastructure) and its cause: for a wrong value the
+    step that typed or chose it, for a missing submission where the agent stopped; plus the self-report gap (the
+    agent claims success but sent nothing). Then the divergence that explains it, the harmless ones, the payload's
+    differences and the aligned steps (step numbers as in `clawrec view`, action seq beside them). Writes
+    RUN/diagnosis.json (key `category`)."""
     try:
         run = RunDir(run_dir)
         if (run.path / DIAGNOSIS).is_dir():

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from clawrec.errors import ClawrecError, UsageError, check_creatable
-from rundir.records import HAR, HTTP, INTERCEPTIONS
+from rundir.records import CONSOLE, HAR, HTTP, INTERCEPTIONS
 
 
 @click.command("intercept")
@@ -42,7 +42,7 @@ def intercept(task: Path, browser_url: str, out_dir: Path, keep_browser: bool, p
                              "`clawrec sites serve` prints")
         spec = expand_sites(spec, urls)
     check_creatable(out_dir, f"--out {out_dir}")
-    taken = [name for name in (INTERCEPTIONS, HTTP, HAR) if (out_dir / name).exists()]
+    taken = [name for name in (INTERCEPTIONS, HTTP, HAR, CONSOLE) if (out_dir / name).exists()]
     if taken:  # appending a new session to a recorded one would corrupt it (two clocks in one file)
         raise UsageError(f"--out {out_dir}: already holds {', '.join(taken)} (a recorded run?); choose a new folder")
     created = not out_dir.exists()
@@ -53,7 +53,7 @@ def intercept(task: Path, browser_url: str, out_dir: Path, keep_browser: bool, p
 
 def _remove_outputs(out_dir: Path, created: bool) -> None:
     """After a failed attach: remove the (empty) files we just made, and the folder if we made it."""
-    for name in (INTERCEPTIONS, HTTP, HAR):
+    for name in (INTERCEPTIONS, HTTP, HAR, CONSOLE):
         (out_dir / name).unlink(missing_ok=True)
     if created:
         with contextlib.suppress(OSError):

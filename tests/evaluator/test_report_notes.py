@@ -18,7 +18,7 @@ RUN = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "real" / "trav
 def _sections(page: str) -> dict[str, str]:
     """h2 title -> the section's text (tags stripped, entities decoded)."""
     out = {}
-    for body in re.findall(r"<section>(.*?)</section>", page, flags=re.S):
+    for body in re.findall(r"<section[^>]*>(.*?)</section>", page, flags=re.S):
         title = re.search(r"<h2>(.*?)</h2>", body, flags=re.S)
         key = re.sub(r"<[^>]+>", "", title.group(1)).strip() if title else ""
         out[key] = html.unescape(re.sub(r"<[^>]+>", " ", body))

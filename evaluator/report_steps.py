@@ -1,0 +1,150 @@
+"""The report's step list: one collapsible row per step (evaluator/trajectory.py) with a one-line summary; opened,
+it shows the agent's messages, the browser actions, the requests (click one for the request panel), the caught
+request, console entries, the before/after screenshots and the accessibility snapshot the agent took.
+
+Every record gets an anchor id `rec-<file>-<line>` so that verdict evidence (`interceptions.jsonl line 1`) can jump
+to it. Requests are described for the script in `requests` (headers redacted at recording, bodies capped here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.console_layer import CONSOLE
+from evaluator.report_html import clip, esc, fmt_t, short
+from evaluator.report_media import Media
+from evaluator.trajectory import RunStep, Trajectory, is_static
+from rundir import records as R
+from rundir.reader import HttpRecord, Interception
+
+BODY_CAP = 4000      # characters of a request body shown in the request panel
+SNAPSHOT_CAP = 20000
+
+
+def anchor(file: str, line: int) -> str:
+    return f"rec-{file.replace('/', '-').replace('.', '-')}-{line}"
+
+
+def request_data(h: HttpRecord, st: RunStep) -> dict[str, Any]:
+    resp = h.response if isinstance(h.response, dict) else {}
+    return {"kind": "request", "method": h.method, "url": h.url, "status": resp.get("status"),
+            "status_text": resp.get("status_text"), "type": h.resource_type, "t": h.t, "step": st.n,
+            "target": h.target, "frame_url": h.raw.get("frame_url"), "tab": h.raw.get("target_id"),
+            "request_headers": h.headers, "response_headers": resp.get("headers"), "mime": resp.get("mime"),
+            "body": clip(h.body.get("value") if isinstance(h.body, dict) and "value" in h.body else h.body,
+                         BODY_CAP) if h.body is not None else None,
+            "timing": h.timing, "size": h.raw.get("size"), "error": h.raw.get("error"),
+            "intercepted": h.intercepted or None, "line": h.line, "file": R.HTTP}
+
+
+def catch_data(c: Interception, st: RunStep) -> dict[str, Any]:
+    return {"kind": "catch", "method": c.method, "url": c.url, "status": f"caught: {c.action or 'blocked'}",
+            "t": c.t, "step": st.n, "rule": c.rule, "target": c.target_type, "frame_url": c.frame_url,
+            "tab": c.tab_url, "request_headers": c.headers, "query": c.query,
+            "payload": clip(c.body, BODY_CAP * 4), "raw": clip(c.raw_body, BODY_CAP), "line": c.line,
+            "file": R.INTERCEPTIONS}
+
+
+class StepList:
+    """HTML of the steps of one run, and the request descriptions the page's script shows on click."""
+
+    def __init__(self, tr: Trajectory, media: Media, side: str = "agent") -> None:
+        self.tr, self.media, self.side = tr, media, side
+        self.requests: dict[str, dict[str, Any]] = {}
+
+    def _img(self, shot: Any, label: str) -> str:
+        key = self.media.key(self.tr.run.screenshot_file(shot)) if shot is not None else None
+        if key is None:
+            return f"<div class='shot none'>{esc(label)}: <span class=muted>no screenshot</span></div>"
+        return (f"<figure class=shot><img data-m='{key}' alt='{esc(label)} screenshot' data-t='{shot.t or 0:.3f}'>"
+                f"<figcaption>{esc(label)} · {fmt_t(shot.t)}</figcaption></figure>")
+
+    def _agent(self, st: RunStep) -> str:
+        rows = []
+        for m in st.messages:
+            cls = "err" if m.raw.get("is_error") or m.raw.get("error") else ""
+            label = m.role + (f" {m.tool}" if m.tool else "")
+            body = m.content if not isinstance(m.raw.get("snapshot"), dict) else \
+                f"[accessibility snapshot of {m.raw['snapshot'].get('url', 'the page')}, shown below]"
+            rows.append(f"<tr class='l-agent {cls}' id='{anchor(R.AGENT, m.line)}'><td class=t>{fmt_t(m.t)}</td>"
+                        f"<td><b>{esc(label)}</b></td><td><pre>{short(body, 1500)}</pre></td></tr>")
+        return "".join(rows)
+
+    def _actions(self, st: RunStep) -> str:
+        rows = []
+        for a in st.actions:
+            t = a.target if isinstance(a.target, dict) else {}
+            name = t.get("name") or t.get("text") or t.get("selector") or ""
+            what = f"<b>{esc(a.type)}</b> {esc(t.get('tag'))} {short(name, 100)}"
+            if a.value is not None:
+                what += f" = <code>{short(a.value, 200)}</code>"
+            if a.key:
+                what += f" key <code>{esc(a.key)}</code>"
+            if a.type in ("navigate", "load") or not t:
+                what += f" <span class=muted>{short(a.url or '', 200)}</span>"
+            rows.append(f"<tr class=l-action id='{anchor(R.ACTIONS, a.line)}'><td class=t>{fmt_t(a.t)}</td>"
+                        f"<td>seq {esc(a.seq)}</td><td>{what}</td></tr>")
+        return "".join(rows)
+
+    def _requests(self, st: RunStep) -> str:
+        rows = []
+        for c in st.catches:
+            rid = f"{self.side}-c{c.line}"
+            self.requests[rid] = catch_data(c, st)
+            rows.append(f"<tr class='l-http caught req' data-req='{rid}' id='{anchor(R.INTERCEPTIONS, c.line)}'>"
+                        f"<td class=t>{fmt_t(c.t)}</td><td><span class='badge l-caught'>caught</span></td>"
+                        f"<td><b>{esc(c.method)} {short(c.url, 300)}</b> rule {esc(c.rule)} → {esc(c.action)}</td>"
+                        "</tr>")
+        for h in st.requests:
+            if h.type == "websocket":
+                rows.append(f"<tr class=l-http id='{anchor(R.HTTP, h.line)}'><td class=t>{fmt_t(h.t)}</td>"
+                            f"<td>WS {esc(h.event)}</td><td>{short(h.url, 200)} <code>{short(h.payload, 200)}</code>"
+                            "</td></tr>")
+                continue
+            rid = f"{self.side}-h{h.line}"
+            self.requests[rid] = request_data(h, st)
+            status = (h.response or {}).get("status") if isinstance(h.response, dict) else None
+            cls = " caught" if h.intercepted else (" static" if is_static(h) else "")
+            err = " err" if h.raw.get("error") and not h.intercepted and not h.raw.get("canceled") or \
+                (isinstance(status, int) and status >= 400) else ""
+            rows.append(f"<tr class='l-http req{cls}{err}' data-req='{rid}' id='{anchor(R.HTTP, h.line)}'>"
+                        f"<td class=t>{fmt_t(h.t)}</td><td>{esc(h.method)} "
+                        f"{esc(status if status is not None else h.raw.get('error', ''))}</td>"
+                        f"<td>{short(h.url, 300)} <span class=muted>{esc(h.resource_type)}</span></td></tr>")
+        return "".join(rows)
+
+    def _console(self, st: RunStep) -> str:
+        return "".join(
+            f"<tr class='l-console{' err' if c.is_error else ''}' id='{anchor(CONSOLE, c.line)}'>"
+            f"<td class=t>{fmt_t(c.t)}</td><td>{esc(c.kind)} {esc(c.level)}</td><td><pre>{short(c.text, 1000)}</pre>"
+            f"<span class=muted>{short(c.url or '', 200)}</span></td></tr>" for c in st.console)
+
+    def step(self, st: RunStep) -> str:
+        before, after = self.tr.before_after(st)
+        errors = st.errors
+        badges = ""
+        if st.catches or any(h.intercepted for h in st.requests):
+            badges += "<span class='badge l-caught'>caught</span>"
+        if errors:
+            badges += f"<span class='badge err'>{len(errors)} error{'s' if len(errors) > 1 else ''}</span>"
+        n_req = sum(1 for h in st.requests if not is_static(h))
+        counts = f"{len(st.actions)} actions · {n_req} requests" + (f" · {len(st.console)} console"
+                                                                     if st.console else "")
+        snap = st.snapshot
+        snap_html = (f"<details class=snap><summary>accessibility snapshot ({esc(snap.raw['snapshot'].get('url'))})"
+                     f"</summary><pre>{short(snap.raw['snapshot'].get('tree'), SNAPSHOT_CAP)}</pre></details>"
+                     if snap is not None else "")
+        seqs = [a.seq for a in st.actions if a.seq is not None]
+        seq = f"seq {seqs[0]}–{seqs[-1]}" if len(seqs) > 1 else (f"seq {seqs[0]}" if seqs else "")
+        body = (f"<div class=shots>{self._img(before, 'before')}{self._img(after, 'after')}</div>{snap_html}"
+                f"<table class=recs>{self._agent(st)}{self._actions(st)}{self._requests(st)}{self._console(st)}"
+                "</table>")
+        keys = [self.media.key(self.tr.run.screenshot_file(s)) if s is not None else None for s in (before, after)]
+        return (f"<details class=step id='{self.side}-step-{st.n}' data-n='{st.n}' data-t0='{st.t0:.3f}' "
+                f"data-err='{1 if errors else 0}' data-before='{keys[0] or ''}' data-after='{keys[1] or ''}'>"
+                f"<summary><span class=n>{st.n}</span><span class=t data-t='{st.t0:.3f}'>{fmt_t(st.t0)}</span>"
+                f"<span class=what>{short(st.summary(), 160)}</span>{badges}<span class=muted>{esc(counts)} "
+                f"{esc(seq)}</span></summary>{body}</details>")
+
+    def render(self) -> str:
+        return "".join(self.step(st) for st in self.tr.steps)

@@ -1,0 +1,192 @@
+"""The report of a real run, in real headless Chromium: the step list, the fixed media panel and their sync, the
+request panel, console errors at their step, a hostile page title, a report moved away from its run.
+
+One run is recorded for the module (`clawrec run --agent command` on the local travel site, headed on Xvfb so it
+has a video): agents/travel_steps.py logs a tool call per action, skips the harmless filter, types "Dough" for
+"Doe", and while filling the passenger makes the page log a console error, throw, and set the title to a script
+tag. Set CLAWREC_VIEWER_SHOTS=DIR to also save the screenshots committed under docs/viewer/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from clawrec.cli import main
+from recorder.browser import launch_browser
+
+REPO = Path(__file__).resolve().parents[2]
+AGENT = Path(__file__).resolve().parent / "agents" / "travel_steps.py"
+REAL = REPO / "tests" / "fixtures" / "runs" / "real"
+SPEC = REAL / "specs" / "travel-flight-oneway.yaml"
+REFERENCE = REPO / "runs" / "reference" / "travel-flight-oneway"  # the demo's reference (screenshots kept)
+VIEWPORT = {"width": 1400, "height": 850}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("viewer") / "dough-noisy"
+    agent = f"{sys.executable} {AGENT} --last-name Dough --skip-filter --noisy-page"
+    res = subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(SPEC), "--agent", "command", "--agent-cmd",
+                          agent, "--serve-sites", "--run-dir", str(out), "--time-limit", "120"], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (out / "video.mp4").is_file() and (out / "console.jsonl").stat().st_size > 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def reports(run) -> dict[str, Path]:
+    """The report after `clawrec diagnose` (RUN/report.html, media inlined) and one side by side with the
+    reference."""
+    assert main(["diagnose", str(run), "--reference", str(REFERENCE), "--spec", str(SPEC)]) == 0
+    for args in ([str(run)], [str(run), "--reference", str(REFERENCE), "--out", str(run.parent / "side.html")]):
+        assert main(["view", *args]) == 0
+    return {"plain": run / "report.html", "side": run.parent / "side.html"}
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    b = launch_browser(headless=True)
+    with sync_playwright() as p:
+        cdp = p.chromium.connect_over_cdp(b.http_url)
+        yield cdp
+        cdp.close()
+    b.close()
+
+
+@pytest.fixture
+def open_page(chromium):
+    pages: list[Page] = []
+
+    def opener(path: Path) -> Page:
+        page = chromium.contexts[0].new_page()
+        page.set_viewport_size(VIEWPORT)
+        page.dialogs = []  # type: ignore[attr-defined]
+        page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=30_000)
+        pages.append(page)
+        return page
+
+    yield opener
+    for page in pages:
+        page.close()
+
+
+def shot(page: Page, name: str, **kw) -> None:
+    where = os.environ.get("CLAWREC_VIEWER_SHOTS")
+    if where:
+        page.screenshot(path=str(Path(where) / name), **kw)
+
+
+def video_time_is(page: Page, run_t: float) -> None:
+    page.wait_for_function("t => { const v = document.querySelector('video'); return Math.abs(v.currentTime + "
+                           "parseFloat(v.dataset.start) - t) < 0.05 }", arg=run_t, timeout=10_000)
+
+
+def in_view(page: Page, selector: str) -> bool:
+    return page.evaluate("s => { const r = document.querySelector(s).getBoundingClientRect(); return r.top >= 0 && "
+                         "r.bottom <= innerHeight && r.height > 50 }", selector)
+
+
+def test_clicking_the_caught_step_seeks_the_video_which_stays_in_view(reports, open_page):
+    page = open_page(reports["plain"])
+    caught = page.locator("details.step:has(.badge.l-caught)")
+    assert caught.count() == 1
+    caught.locator("summary").scroll_into_view_if_needed()
+    caught.locator("summary").click()
+    video_time_is(page, float(caught.get_attribute("data-t0")))
+    assert in_view(page, "video") and page.evaluate("scrollY") > 0  # the page scrolled, the video did not
+    assert "confirm and book" in page.locator("#cur-title").inner_text().lower()
+    shot(page, "caught-step.png")
+    # the caught request in the request panel: matched rule and the decoded payload with the wrong value
+    caught.locator("tr.caught.req").first.click()
+    panel = page.locator("#reqpanel").inner_text()
+    assert "matched rule" in panel and "intercept[0]" in panel and '"last_name": "Dough"' in panel
+
+
+def test_film_strip_and_lane_ticks_seek_and_playing_moves_the_highlight(reports, open_page):
+    page = open_page(reports["plain"])
+    frame = page.locator(".film .frame").nth(8)
+    frame.click()
+    video_time_is(page, float(frame.get_attribute("data-t")))
+    assert page.locator("details.step.current").get_attribute("data-n") == frame.get_attribute("data-step")
+    tick = page.locator(".lanes .tick.l-caught").first
+    tick.click()
+    video_time_is(page, float(tick.get_attribute("data-t")))
+    # play from step 3: the highlighted step moves on by itself
+    start = page.locator("#agent-step-3")
+    start.locator("summary").click()
+    video_time_is(page, float(start.get_attribute("data-t0")))
+    page.evaluate("() => { const v = document.querySelector('video'); v.muted = true; v.playbackRate = 2; v.play() }")
+    page.wait_for_function("() => +document.querySelector('details.step.current').dataset.n >= 6", timeout=20_000)
+    page.evaluate("() => document.querySelector('video').pause()")
+
+
+def test_collapsed_steps_fit_a_few_screens_and_a_step_opens_to_its_layers(reports, open_page):
+    page = open_page(reports["plain"])
+    assert page.evaluate("document.body.scrollHeight") <= 3 * VIEWPORT["height"]
+    shot(page, "overview.png")
+    step = page.locator("details.step", has_text='fill textbox "Last name" = "Dough"')
+    step.locator("summary").click()
+    assert step.locator("tr.l-agent").count() >= 2 and step.locator("tr.l-action").count() >= 2
+    widths = step.locator(".shots img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert len(widths) == 2 and min(widths) > 100  # before and after
+    page.locator("#search").fill("Select Skylark")
+    assert page.locator("details.step:visible").count() == 1
+    page.locator("#search").fill("")
+    page.locator("#errors-only").check()
+    assert page.locator("details.step:visible").count() == 1  # the step where the page logged errors
+
+
+def test_console_errors_show_at_their_step_and_a_hostile_title_runs_nothing(reports, open_page):
+    page = open_page(reports["plain"])
+    noisy = page.locator("details.step", has_text="page noise")
+    assert noisy.get_attribute("data-err") == "1"
+    noisy.locator("summary").click()
+    rows = noisy.locator("tr.l-console")
+    text = " ".join(rows.all_inner_texts())
+    assert "seat map failed to load: HTTP 503" in text and "boom in seat widget" in text
+    assert "<script>window.__pwned=1</script>" in text  # the console argument: shown as text
+    shot(page, "console-step.png")
+    page.locator("#expand").click()
+    assert "<script>window.__pwned=1</script>" in page.locator("#steps").inner_text()  # the title, in tool results
+    assert page.evaluate("window.__pwned === undefined && document.querySelectorAll('img[src=\"x\"]').length === 0")
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_side_by_side_marks_the_divergence_that_explains_the_failure(run, reports, open_page):
+    page = open_page(reports["side"])
+    assert "wrong value" in page.locator("#diagnosis").inner_text()
+    row = page.locator("table.side tr.relevant")
+    assert row.count() == 1 and 'Last name" = "Dough"' in row.inner_text()
+    row.scroll_into_view_if_needed()
+    assert row.locator("img").first.evaluate("i => i.naturalWidth") > 100
+    shot(page, "side-by-side.png")
+    page.locator("#diagnosis a.go").click()
+    cause = json.loads((run / "diagnosis.json").read_text())["cause"]
+    assert page.locator("details.step.selected").get_attribute("data-n") == str(cause["step"])
+    assert 'Last name" = "Dough"' in page.locator("details.step.selected summary").inner_text() and in_view(page, "video")
+
+
+def test_a_report_moved_away_from_its_run_still_plays_and_shows_screenshots(run, reports, open_page, tmp_path):
+    alone = tmp_path / "alone" / "report.html"
+    alone.parent.mkdir()
+    shutil.copy(reports["plain"], alone)
+    assert main(["view", str(run), "--no-embed", "--out", str(run.parent / "folder" / "page.html")]) == 0
+    moved = tmp_path / "moved"
+    shutil.copytree(run.parent / "folder", moved)
+    shutil.rmtree(run.parent / "folder")
+    for path in (alone, moved / "page.html"):
+        page = open_page(path)
+        assert page.evaluate("document.querySelector('video').duration") > 5
+        widths = page.locator(".film .frame").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth)")
+        assert len(widths) > 20 and min(widths) > 100, path
