@@ -37,6 +37,14 @@ def _post_data(rec: dict[str, Any]) -> dict[str, Any] | None:
     return {"mimeType": mime, "text": text}
 
 
+def _body_size(body: dict[str, Any] | None) -> int:
+    """HAR bodySize: 0 without a body, -1 when unknown (an `unavailable` body without a Content-Length)."""
+    if not body:
+        return 0
+    size = body.get("size")
+    return size if isinstance(size, int) else -1
+
+
 def entry(rec: dict[str, Any], clock: RunClock) -> dict[str, Any]:
     started = rec.get("wall_time") or (clock.t0 + float(rec.get("started") or 0))
     total = max(0.0, (float(rec.get("t") or 0) - float(rec.get("started") or 0)) * 1000)
@@ -45,7 +53,7 @@ def entry(rec: dict[str, Any], clock: RunClock) -> dict[str, Any]:
         "method": rec["method"], "url": rec["url"], "httpVersion": resp.get("protocol") or "HTTP/1.1",
         "cookies": [], "headers": _headers(rec.get("headers")),
         "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(rec["url"]).query, True)],
-        "headersSize": -1, "bodySize": (rec.get("body") or {}).get("size", 0),
+        "headersSize": -1, "bodySize": _body_size(rec.get("body")),
     }
     post = _post_data(rec)
     if post:

@@ -3,6 +3,7 @@ does not hand over (a large upload, a multipart file). The test server's own log
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from aiohttp import web
 
 from interceptor.core import Interceptor
-from rundir.records import HTTP, INTERCEPTIONS, read_jsonl
+from rundir.records import HAR, HTTP, INTERCEPTIONS, read_jsonl
 from taskspec.model import Rule
 from tests.interceptor.channels import ChannelServer
 from tests.interceptor.harness import Harness, make_spec, wait_until
@@ -104,5 +105,7 @@ def test_bodies_chrome_leaves_out_are_unavailable_not_empty(h, tmp_path):
     records, _bad = read_jsonl(tmp_path / "run" / HTTP)
     posts = {r["url"].rsplit("/", 1)[1]: r["body"] for r in records if r.get("method") == "POST"}
     assert posts["upload-big"] == {"kind": "unavailable", "size": BIG, "complete": False}
+    har = json.loads((tmp_path / "run" / HAR).read_text())["log"]["entries"]
+    assert [e["request"]["bodySize"] for e in har if e["request"]["url"].endswith("/upload-big")] == [BIG]
     # Chrome hands a multipart form with a file to Network events without any bytes (measured): no names to give.
     assert posts["upload"] == {"kind": "unavailable", "size": sizes["/upload"], "complete": False}
