@@ -36,3 +36,11 @@ def imported_corpus(tmp_path_factory) -> tuple[Path, Path, str, str]:
         code = main(["import-clawbench", str(src), str(out)])
     assert code == 0, stderr.getvalue()
     return src, out, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.fixture(scope="session")
+def corpus_specs(imported_corpus) -> list:
+    """The imported specs, loaded (and so checked) once for every test that reads them."""
+    from taskspec.check import load_specs
+
+    return load_specs([imported_corpus[1]])

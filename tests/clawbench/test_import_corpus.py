@@ -23,7 +23,7 @@ def _tree(out: Path) -> dict[str, tuple[str, int]]:
             for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-def test_whole_corpus_imports_and_validates(imported_corpus, capsys):
+def test_whole_corpus_imports_and_validates(imported_corpus, corpus_specs, capsys):
     src, out, stdout, stderr = imported_corpus
     assert stdout == (f"clawrec: imported 320 of 320 ClawBench tasks into {out} (90 without an intercept rule: "
                       "placeholder url_pattern; 19 in answer mode)\n")
@@ -31,7 +31,7 @@ def test_whole_corpus_imports_and_validates(imported_corpus, capsys):
     assert main(["validate", str(out)]) == 0
     assert capsys.readouterr().out == f"clawrec: 320 specs OK ({out})\n"
 
-    specs = load_specs([out])
+    specs = corpus_specs
     assert len({s.id for s in specs}) == 320
     profile = json.loads((src.parent / "alex_green_personal_info.json").read_bytes())
     by_suite: dict[str, int] = {}

@@ -201,9 +201,8 @@ def fixture_specs(tmp_path_factory):
     return _imported(out)
 
 
-def test_clawrec_decides_like_clawbench_except_named_differences(imported_corpus, fixture_specs):
-    _src, out, _stdout, _stderr = imported_corpus
-    tasks = _imported(out) + fixture_specs
+def test_clawrec_decides_like_clawbench_except_named_differences(corpus_specs, fixture_specs):
+    tasks = [(spec, spec.clawbench["eval_schema"]) for spec in corpus_specs] + fixture_specs
     assert len(tasks) == 320 + len(list(FIXTURES.rglob("task.json")))
     seen: Counter[str] = Counter()
     outcomes: Counter[tuple[bool, bool]] = Counter()
