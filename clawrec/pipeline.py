@@ -189,7 +189,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
     from rundir import manifest as M
 
     try:
-        prepared: Prepared = await env.prepare(run_dir.name)
+        prepared: Prepared = await env.prepare(run_dir.name, run_dir)
     except EnvironmentFailed as exc:
         M.write(run_dir, M.ended(M.new(run_dir.name, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req),
                                        t0=time.time(), spec=str(spec.path), start_url=spec.start_url,

@@ -9,6 +9,7 @@ user's control; `cleanup` is called on every path once `prepare` returned (also 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from clawrec.errors import ClawrecError
@@ -37,7 +38,9 @@ class Prepared:
 class Environment(Protocol):
     kind: str
 
-    async def prepare(self, run_id: str) -> Prepared: ...
+    async def prepare(self, run_id: str, run_dir: Path | None = None) -> Prepared:
+        """`run_dir`: where the environment may write its own file (environment.json: the org's end state)."""
+        ...
 
     async def cleanup(self) -> dict[str, Any]:
         """Undo what the run did (reset) and give back what was taken (lease); returns facts for the manifest."""
@@ -52,7 +55,7 @@ class LiveEnvironment:
     def __init__(self, spec: Any) -> None:
         self.start_url = spec.start_url
 
-    async def prepare(self, run_id: str) -> Prepared:
+    async def prepare(self, run_id: str, run_dir: Path | None = None) -> Prepared:
         return Prepared(start_url=self.start_url, open_url=self.start_url, info={"kind": self.kind})
 
     async def cleanup(self) -> dict[str, Any]:

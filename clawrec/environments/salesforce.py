@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets as _secrets
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -21,12 +22,25 @@ from urllib.parse import parse_qs, urlsplit
 from clawrec.environments import EnvironmentFailed, Prepared
 from clawrec.errors import UsageError
 from clawrec.environments import sf_cli
+from clawrec.environments.sf_checks import record_delta, run_checks, write_environment
 from clawrec.environments.sf_pool import OrgPool
-from clawrec.environments.sf_rest import SalesforceRest
+from clawrec.environments.sf_rest import OrgUnreachable, SalesforceRest
 from clawrec.environments.sf_state import Checkpoint, SeedPlan, ensure_seeded, reset, soql_time
 
 DEFAULT_API_VERSION = "62.0"
 DNS_WAIT = 600.0  # seconds a newly created org's domain may take to resolve
+LEASE_TRIES = 3   # orgs one prepare may try when an org turns out unreachable (expired, deleted, DNS)
+DEFAULT_WAIT_MIN = 10
+
+
+def lightning_url(instance: str) -> str | None:
+    """The Lightning domain the browser lands on after the frontdoor login (x.my.salesforce.com →
+    x.lightning.force.com, x.scratch.my.salesforce.com → x.scratch.lightning.force.com), or None."""
+    split = urlsplit(instance)
+    host = split.hostname or ""
+    if not host.endswith(".my.salesforce.com"):
+        return None
+    return f"{split.scheme}://{host[:-len('.my.salesforce.com')]}.lightning.force.com"
 
 
 async def wait_resolvable(url: str, timeout: float, every: float = 5.0, resolve: Any = None) -> None:
@@ -91,6 +105,8 @@ class ScratchOrgEnvironment:
         seed = opts.get("seed") or []
         self.plan = SeedPlan(load_plan_file(self.spec_dir, seed, spec.path) if isinstance(seed, str) else list(seed))
         self.track = [str(t) for t in opts.get("track") or []]
+        self.checks = [dict(c) for c in opts.get("checks") or []]
+        self.run_dir: Path | None = None
         self.create = {k: opts[k] for k in ("definition", "dev_hub", "days", "wait_min") if k in opts} \
             if "definition" in opts else None
         self.pool = OrgPool()
@@ -105,26 +121,28 @@ class ScratchOrgEnvironment:
         assert self.org is not None
         return str(self.org.get("alias") or self.org["username"])
 
-    async def prepare(self, run_id: str) -> Prepared:
-        await self._lease(run_id)
-        try:
-            return await self._prepare_leased()
-        except BaseException:
-            await self._release(dirty=None)
-            raise
+    async def prepare(self, run_id: str, run_dir: Path | None = None) -> Prepared:
+        """Lease, log in, seed; an org that turns out unreachable (expired, deleted, DNS, REST down) is marked so
+        and the next free org is tried (up to LEASE_TRIES), so one dead org never blocks the pool."""
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        for attempt in range(1, LEASE_TRIES + 1):
+            await self._lease(run_id)
+            try:
+                return await self._prepare_leased()
+            except OrgUnreachable as exc:
+                await self._release(dirty=None, unreachable=str(exc))
+                if self.created or attempt == LEASE_TRIES:
+                    raise
+            except BaseException:
+                await self._release(dirty=None)
+                raise
+        raise AssertionError("unreachable")
 
     async def _lease(self, run_id: str) -> None:
         self.org = self.pool.claim(self.pool_name, run_id)
         if self.org is None and isinstance(self.create, dict):
-            definition = (self.spec_dir / str(self.create["definition"])).resolve()
-            if not definition.is_file():
-                raise EnvironmentFailed(f"salesforce-scratch: create.definition: file not found: {definition}")
-            alias = f"clawrec-{self.pool_name}-{_secrets.token_hex(3)}"
-            made = await sf_cli.create_scratch(str(definition), alias, self.create.get("dev_hub"),
-                                               int(self.create.get("days", 7)), int(self.create.get("wait_min", 10)))
-            username = sf_cli.need(made, "username", "sf org create scratch")
-            self.org = self.pool.add_leased({"username": username, "alias": alias, "pool": self.pool_name,
-                                             "org_id": made.get("orgId"), "created_by": "clawrec"}, run_id)
+            self.org = self.pool.add_leased(await create_org(self.create, self.spec_dir, self.pool_name, self.pool),
+                                            run_id)
             self.created = True
         if self.org is None:
             raise EnvironmentFailed(f"salesforce-scratch: no free org in pool '{self.pool_name}' "
@@ -133,11 +151,17 @@ class ScratchOrgEnvironment:
         self.holder = self.org["lease"]["holder"]
 
     async def _prepare_leased(self) -> Prepared:
-        display = await sf_cli.org_display(self.target)
-        instance = sf_cli.need(display, "instanceUrl", "sf org display").rstrip("/")
-        if self.created:  # a new org's My Domain takes a while to resolve
-            await wait_resolvable(instance, DNS_WAIT)
-        token = await sf_cli.access_token(self.target)
+        try:
+            display = await sf_cli.org_display(self.target)
+            instance = sf_cli.need(display, "instanceUrl", "sf org display").rstrip("/")
+            if self.created:  # a new org's domains take a while to resolve: My Domain, then where the browser lands
+                for url in filter(None, (instance, lightning_url(instance))):
+                    await wait_resolvable(url, DNS_WAIT)
+            token = await sf_cli.access_token(self.target)
+        except sf_cli.CliMissing:
+            raise
+        except EnvironmentFailed as exc:  # the org (not this machine) failed: expired, deleted, not resolvable
+            raise OrgUnreachable(str(exc)) from None
         self.rest = SalesforceRest(instance, token, self.api_version,
                                    refresh=lambda: sf_cli.access_token(self.target))
         org: dict[str, Any] = self.org or {}
@@ -158,9 +182,14 @@ class ScratchOrgEnvironment:
             o["seed"] = {"hash": self.plan.hash, "ids": ids}
             o["checkpoint"] = mark
         self.pool.update(org["username"], self.holder, remember)
-        url = await sf_cli.login_url(self.target, self.path)
+        try:
+            url = await sf_cli.login_url(self.target, self.path)
+        except sf_cli.CliMissing:
+            raise
+        except EnvironmentFailed as exc:
+            raise OrgUnreachable(str(exc)) from None
         query = parse_qs(urlsplit(url).query)
-        keys = [v for k in ("otp", "sid") for v in query.get(k, [])]  # the URL's secret part (else all of it)
+        keys = [v for k in ("otp", "sid", "cshc") for v in query.get(k, [])]  # the URL's secrets (else all of it)
         secret = [token] + (keys or [url])
         info = {"kind": self.kind, "pool": self.pool_name, "org": self.org["username"],  # type: ignore[index]
                 "instance_url": instance, "checkpoint": self.ckpt.time, "seeded": ids, "seed_created": created,
@@ -175,6 +204,8 @@ class ScratchOrgEnvironment:
         dirty: str | None = None
         try:
             if self.rest is not None and self.ckpt is not None:
+                if self.run_dir is not None:  # the org's end state, before the reset erases it
+                    outcome["state"] = await self._observe(self.run_dir)
                 done = await reset(self.rest, self.plan, self.track, self.ckpt)
                 ids = done.pop("ids")
 
@@ -192,10 +223,56 @@ class ScratchOrgEnvironment:
             outcome["released"] = True
         return outcome
 
-    async def _release(self, dirty: str | None) -> None:
+    async def _observe(self, run_dir: Path) -> dict[str, Any]:
+        """Run the spec's checks and diff the tracked sObjects; write environment.json; never stops the reset."""
+        assert self.rest is not None and self.ckpt is not None and self.org is not None
+        doc: dict[str, Any] = {"org": self.org["username"], "checkpoint": self.ckpt.time, "seeded": self.ckpt.ids,
+                               "checks": [], "delta": {}, "errors": []}
+        try:
+            doc["checks"] = await run_checks(self.rest, self.checks, self.ckpt.ids)
+            doc["delta"] = await record_delta(self.rest, self.plan, self.track, self.ckpt)
+        except EnvironmentFailed as exc:
+            doc["errors"].append(str(exc))
+        try:
+            write_environment(run_dir, doc)
+        except OSError as exc:
+            return {"error": f"environment.json not written: {exc.strerror or exc}"}
+        errors = [c for c in doc["checks"] if "error" in c]
+        return {"checks": len(doc["checks"]), "check_errors": len(errors) + len(doc["errors"]),
+                "created": sum(len(d["created"]) for d in doc["delta"].values()),
+                "updated": sum(len(d["updated"]) for d in doc["delta"].values()),
+                "deleted": sum(len(d["deleted"]) for d in doc["delta"].values())}
+
+    async def _release(self, dirty: str | None, unreachable: str | None = None) -> None:
         if self.rest is not None:
             await self.rest.close()
             self.rest = None
         if self.org is not None:
-            self.pool.release(self.org["username"], self.holder, dirty)
+            self.pool.release(self.org["username"], self.holder, dirty, unreachable)
             self.org = None
+
+
+async def create_org(create: dict[str, Any], spec_dir: Path, pool_name: str, pool: OrgPool) -> dict[str, Any]:
+    """`sf org create scratch` for the pool: the entry to add (username, alias, expires). A creation that timed
+    out (exit 69, or the CLI never answered) is recorded as unreachable (no username) so that it is not orphaned:
+    the Dev Hub keeps creating it and it counts against the active-org limit until `clawrec sf-pool reap`."""
+    definition = (spec_dir / str(create["definition"])).resolve()
+    if not definition.is_file():
+        raise EnvironmentFailed(f"salesforce-scratch: create.definition: file not found: {definition}")
+    alias = f"clawrec-{pool_name}-{_secrets.token_hex(3)}"
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    try:
+        made = await sf_cli.create_scratch(str(definition), alias, create.get("dev_hub"), int(create.get("days", 7)),
+                                           int(create.get("wait_min", DEFAULT_WAIT_MIN)))
+    except sf_cli.CliFailed as exc:
+        if exc.exit_code == sf_cli.CREATE_TIMEOUT_EXIT or exc.name == "timeout":
+            pool.add({"username": None, "alias": alias, "pool": pool_name, "created_by": "clawrec",
+                      "dev_hub": create.get("dev_hub"), "unreachable": f"creation timed out at {since}: {exc}"})
+        raise
+    username = sf_cli.need(made, "username", "sf org create scratch")
+    info = made.get("scratchOrgInfo") if isinstance(made.get("scratchOrgInfo"), dict) else {}
+    auth = made.get("authFields") if isinstance(made.get("authFields"), dict) else {}
+    expires = info.get("ExpirationDate") or auth.get("expirationDate")
+    return {"username": username, "alias": alias, "pool": pool_name, "org_id": made.get("orgId"),
+            "created_by": "clawrec", "created": since, **({"expires": str(expires)[:10]} if expires else {}),
+            **({"dev_hub": create["dev_hub"]} if create.get("dev_hub") else {})}

@@ -17,6 +17,11 @@ from clawrec.environments import EnvironmentFailed
 COMPOSITE_DELETE_MAX = 200  # ids per DELETE /composite/sobjects
 
 
+class OrgUnreachable(EnvironmentFailed):
+    """The org itself failed (network, 401 after a token refresh, 5xx, the CLI's refresh refused): the pool marks
+    it unreachable instead of leasing it again."""
+
+
 class SalesforceRest:
     def __init__(self, instance_url: str, token: str, api_version: str,
                  refresh: Callable[[], Awaitable[str]] | None = None, timeout: float = 60.0) -> None:
@@ -41,10 +46,15 @@ class SalesforceRest:
                     text = await resp.text()
                     status = resp.status
             except (aiohttp.ClientError, TimeoutError) as exc:
-                raise EnvironmentFailed(f"salesforce-scratch: {method} {path.split('?')[0]}: "
-                                        f"{type(exc).__name__}: {exc}") from None
+                raise OrgUnreachable(f"salesforce-scratch: {method} {path.split('?')[0]}: "
+                                     f"{type(exc).__name__}: {exc}") from None
             if status == 401 and attempt == 0 and self.refresh is not None:
-                self.token = await self.refresh()
+                try:
+                    self.token = await self.refresh()
+                except EnvironmentFailed as exc:
+                    if type(exc).__name__ == "CliMissing":
+                        raise
+                    raise OrgUnreachable(str(exc)) from None
                 continue
             break
         doc: Any = None
@@ -56,7 +66,8 @@ class SalesforceRest:
         if status >= 400:
             err = doc[0] if isinstance(doc, list) and doc and isinstance(doc[0], dict) else {}
             why = f"{err.get('errorCode', '')}: {err.get('message', '')}" if err else str(doc)[:200]
-            raise EnvironmentFailed(f"salesforce-scratch: {method} {path.split('?')[0]}: HTTP {status} {why}")
+            error = OrgUnreachable if status == 401 or status >= 500 else EnvironmentFailed
+            raise error(f"salesforce-scratch: {method} {path.split('?')[0]}: HTTP {status} {why}")
         return doc
 
     async def query(self, soql: str) -> list[dict[str, Any]]:

@@ -8,11 +8,14 @@ stand-ins over HTTP like the real CLI talks to Salesforce: `org open` asks the o
 `calls` file. Standard library only (it runs under any python3).
 """
 
+import datetime
 import json
 import os
 import sys
 import urllib.parse
 import urllib.request
+
+EXPIRED = ("RefreshTokenAuthError", "Error authenticating with the refresh token due to: expired access/refresh token")
 
 
 def out(result, code=0):
@@ -20,9 +23,12 @@ def out(result, code=0):
     sys.exit(code)
 
 
-def fail(name, message, code=1):
-    print(json.dumps({"status": code, "name": name, "message": message, "exitCode": code, "context": name,
-                      "stack": f"{name}: {message}\n    at fake_sf", "warnings": [], "code": name}, indent=2))
+def fail(name, message, code=1, command=""):
+    """The shape sf-plugins-core's SfCommandError.toJson writes to stdout with --json."""
+    print(json.dumps({"name": name, "message": message, "exitCode": code, "actions": [], "context": command or name,
+                      "data": {}, "stack": f"{name}: {message}\n    at fake_sf", "cause": f"{name}: {message}",
+                      "warnings": [], "code": str(code) if name == "Error" else name, "status": code,
+                      "commandName": command or name, "result": None}, indent=2))
     sys.exit(code)
 
 
@@ -33,8 +39,8 @@ def flag(args, *names, default=None):
     return default
 
 
-def post(url, token=None, body=None):
-    req = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
+def post(url, token=None, body=None, method="POST"):
+    req = urllib.request.Request(url, data=None if method == "GET" else json.dumps(body or {}).encode(), method=method,
                                  headers={"Content-Type": "application/json",
                                           **({"Authorization": f"Bearer {token}"} if token else {})})
     with urllib.request.urlopen(req, timeout=30) as resp:
@@ -58,15 +64,24 @@ def main(argv):
         if not target:
             fail("NoDefaultEnvError", "No default environment found. Use -o or --target-org to specify an environment.")
         for alias, o in state["orgs"].items():
-            if target in (alias, o["username"]):
+            if target in (alias, o["username"]) and not o.get("deleted"):
+                if o.get("expired") and words[:3] != ["org", "delete", "scratch"]:
+                    fail(*EXPIRED)
                 return alias, o
         fail("NoAuthInfoFoundError", f"No authorization information found for {target}.")
+
+    def hub():
+        name = flag(argv, "-v", "--target-dev-hub") or flag(argv, "-o", "--target-org")
+        if name is None or name in state.get("unknownHubs", []):
+            fail("NoDefaultDevHubError" if name is None else "NoAuthInfoFoundError",
+                 "No default dev hub found." if name is None else f"No authorization information found for {name}.")
+        return name
 
     if words[:2] == ["org", "display"]:
         alias, o = org()
         out({"id": o["orgId"], "apiVersion": "62.0", "accessToken": "[REDACTED] use sf org auth show-access-token",
              "instanceUrl": o["instanceUrl"], "username": o["username"], "clientId": "PlatformCLI",
-             "connectedStatus": "Connected", "status": "Active", "expirationDate": "2026-11-29",
+             "status": "Active", "expirationDate": o.get("expirationDate"), "createdBy": o["username"],
              "edition": "Developer", "alias": alias})
     if words[:3] == ["org", "auth", "show-access-token"]:
         _, o = org()
@@ -75,10 +90,10 @@ def main(argv):
         _, o = org()
         if "--url-only" not in argv and "-r" not in argv:
             fail("NoBrowser", "the stand-in cannot open a browser; use --url-only")
-        doc = post(o["instanceUrl"] + "/services/oauth2/singleaccess", o["accessToken"])
-        path = flag(argv, "-p", "--path")
-        url = doc["frontdoor_uri"] + (f"&retURL={urllib.parse.quote(path, safe='')}" if path else "")
-        out({"orgId": o["orgId"], "url": url, "username": o["username"]})
+        path = flag(argv, "-p", "--path")  # sfdx-core Org.getFrontDoorUrl: GET singleaccess?redirect_uri=PATH
+        query = f"?redirect_uri={urllib.parse.quote(path, safe='')}" if path else ""
+        doc = post(o["instanceUrl"] + "/services/oauth2/singleaccess" + query, o["accessToken"], method="GET")
+        out({"orgId": o["orgId"], "url": doc["frontdoor_uri"], "username": o["username"]})
     if words[:3] == ["org", "create", "scratch"]:
         definition = flag(argv, "-f", "--definition-file")
         if not definition or not os.path.isfile(definition):
@@ -86,17 +101,34 @@ def main(argv):
         if os.environ.get("FAKE_SF_HUB_LIMIT") == "0":
             fail("ScratchOrgCreateError", "The signup request failed because this organization has reached its "
                                           "active scratch org limit", 1)
+        hub()
+        wait = int(flag(argv, "-w", "--wait", default="5"))
+        if wait < 2:
+            fail("Error", "Expected --wait=1 to be greater than or equal to 2", 2)
+        if os.environ.get("FAKE_SF_CREATE_TIMEOUT"):  # plugin-org: ScratchOrgInfoTimeoutError → exit 69
+            fail("Error", "The scratch org did not complete within your wait time", 69, "org create scratch")
         alias = flag(argv, "-a", "--alias")
-        made = post(state["hubUrl"] + "/_hub/orgs", body={"alias": alias, "definition": json.load(open(definition))})
+        days = int(flag(argv, "-y", "--duration-days", default="7"))
+        expires = (datetime.date.today() + datetime.timedelta(days=days)).isoformat()
+        made = post(state["hubUrl"] + "/_hub/orgs", body={"alias": alias, "definition": json.load(open(definition)),
+                                                          "expirationDate": expires})
         auth = {"accessToken": "[REDACTED]", "instanceUrl": made["instanceUrl"], "orgId": made["orgId"],
-                "username": made["username"], "loginUrl": made["instanceUrl"], "expirationDate": "2026-11-29"}
+                "username": made["username"], "loginUrl": made["instanceUrl"], "expirationDate": expires}
         out({"username": made["username"], "orgId": made["orgId"],
              "scratchOrgInfo": {"Id": "2SR" + made["orgId"][3:], "ScratchOrg": made["orgId"][:15],
                                 "SignupUsername": made["username"], "LoginUrl": made["instanceUrl"],
-                                "ExpirationDate": "2026-11-29", "Status": "Active"},
+                                "ExpirationDate": expires, "Status": "Active"},
              "authFields": auth, "warnings": []})
-    if words[:2] == ["org", "delete"]:
-        out({"orgId": org()[1]["orgId"], "username": org()[1]["username"]})
+    if words[:3] == ["org", "delete", "scratch"]:
+        alias, o = org()
+        post(state["hubUrl"] + "/_hub/delete", body={"alias": alias})
+        out({"orgId": o["orgId"], "username": o["username"]})
+    if words[:3] == ["org", "list", "limits"]:
+        hub()
+        active, daily = post(state["hubUrl"] + "/_hub/limits", method="GET")["counts"]
+        out([{"name": "ActiveScratchOrgs", "max": 3, "remaining": 3 - active},
+             {"name": "DailyApiRequests", "max": 15000, "remaining": 14990},
+             {"name": "DailyScratchOrgs", "max": 6, "remaining": 6 - daily}])
     fail("CommandNotFound", f"command {' '.join(words)} not found", 127)
 
 

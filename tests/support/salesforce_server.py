@@ -1,5 +1,5 @@
 """A Salesforce stand-in on loopback: scratch orgs speaking the REST wire protocol, single-use frontdoor logins and
-one Lightning-like page, so clawrec's scratch-org path runs unchanged offline (test support, never product code).
+Lightning record pages that save through Aura, so clawrec's scratch-org path runs unchanged offline (test support, never product code).
 
 API
     from tests.support.salesforce_server import SalesforceStandIn
@@ -12,35 +12,41 @@ API
         sf.pool_file(path, pool=...) # write a clawrec pool file listing the orgs
 
 Per org: GET /services/data/vNN.0/limits, /query?q= (salesforce_soql subset; nextRecordsUrl after `batch`
-records), POST /sobjects/X/, GET/PATCH/DELETE /sobjects/X/{id}, DELETE /composite/sobjects?ids=, every answer
-with `Sforce-Limit-Info`; POST /services/oauth2/singleaccess (Bearer) → {frontdoor_uri}; GET
-/secur/frontdoor.jsp?otp=…&retURL=… (single use: the second use gets the login page, 401) sets the `sid` cookie
-and redirects; GET /lightning/o/Lead/new (needs the cookie, else a redirect to /) is a form whose Save POSTs JSON to
-/services/data/v62.0/sobjects/Lead/ with the cookie. The Dev Hub (`sf.hub_url`) creates orgs for `sf org create
-scratch`: POST /_hub/orgs.
+records), POST /sobjects/X/, GET/PATCH/DELETE /sobjects/X/{id}, DELETE /composite/sobjects?ids=, POST
+/ui-api/records, PATCH /ui-api/records/{id}; every answer with `Sforce-Limit-Info`. /services/data takes Bearer
+only: the browser's session cookie gets 401 INVALID_SESSION_ID (UI sessions are not API-enabled). Deletes cascade
+(Account → Contacts/Opportunities, Lead/Contact → Tasks). GET /services/oauth2/singleaccess?redirect_uri=PATH
+(Bearer) → {frontdoor_uri: …/secur/frontdoor.jsp?otp=…&startURL=PATH&cshc=…}; the frontdoor (single use: the
+second use gets the login page, 401) sets the `sid` cookie and redirects to startURL. Lightning pages and /aura:
+tests/support/salesforce_lightning.py (`org.lightning.save_shape` picks createRecord | saveRecord | ui-api). The
+Dev Hub (`sf.hub_url`) creates, deletes and counts orgs for the fake `sf`; `sf.expire_org(alias)` expires one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import itertools
 import json
 import os
 import secrets
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
+from tests.support.salesforce_lightning import Lightning
 from tests.support.salesforce_soql import SoqlError, parse
 
 FAKE_SF = Path(__file__).resolve().parent / "fake_sf.py"
 PREFIXES = {"Account": "001", "Contact": "003", "Lead": "00Q", "Opportunity": "006", "Task": "00T"}
-REQUIRED = {"Account": ("Name",), "Contact": ("LastName",), "Lead": ("LastName", "Company")}
+REQUIRED = {"Account": ("Name",), "Contact": ("LastName",), "Lead": ("LastName", "Company"),
+            "Opportunity": ("Name", "StageName", "CloseDate")}
+CASCADE = {"Account": (("Contact", "AccountId"), ("Opportunity", "AccountId")),  # parent → (child, lookup field)
+           "Lead": (("Task", "WhoId"),), "Contact": (("Task", "WhoId"),), "Opportunity": (("Task", "WhatId"),)}
 API_LIMIT = 15000
 _ids = itertools.count(1)
 
@@ -52,30 +58,6 @@ def _now() -> str:
 def _err(status: int, code: str, message: str, fields: list[str] | None = None) -> web.Response:
     return web.json_response([{"message": message, "errorCode": code, "fields": fields or []}], status=status)
 
-
-LEAD_PAGE = """<!doctype html><html><head><title>New Lead | Salesforce</title></head><body>
-<div class="slds-page-header"><h1>New Lead</h1><span id="user">{user}</span></div>
-<section aria-label="Recent accounts"><h2>Recent Accounts</h2><ul id="accounts">{accounts}</ul></section>
-<form id="lead" onsubmit="return false">
-  <label for="first">First Name</label> <input id="first" name="FirstName">
-  <label for="last">Last Name</label> <input id="last" name="LastName">
-  <label for="company">Company</label> <input id="company" name="Company">
-  <label for="email">Email</label> <input id="email" name="Email" type="email">
-  <button id="save" type="button">Save</button>
-</form>
-<p id="status"></p>
-<script>
-document.getElementById('save').addEventListener('click', async () => {{
-  const body = {{}};
-  for (const el of document.querySelectorAll('#lead input')) body[el.name] = el.value;
-  document.getElementById('status').textContent = 'saving';
-  try {{
-    const r = await fetch('/services/data/v62.0/sobjects/Lead/', {{method: 'POST', credentials: 'same-origin',
-      headers: {{'content-type': 'application/json'}}, body: JSON.stringify(body)}});
-    document.getElementById('status').textContent = 'saved ' + r.status;
-  }} catch (e) {{ document.getElementById('status').textContent = 'failed'; }}
-}});
-</script></body></html>"""
 
 LOGIN_PAGE = """<!doctype html><html><head><title>Login | Salesforce</title></head><body>
 <h1>Log in to Salesforce</h1><p id="error">{error}</p></body></html>"""
@@ -98,6 +80,9 @@ class FakeOrg:
         self.fail_deletes = False              # composite deletes answer success: false (a reset that fails)
         self._cursors: dict[str, list[dict]] = {}
         self.url = ""
+        self.expires = (datetime.now(timezone.utc) + timedelta(days=7)).date().isoformat()
+        self.expired = self.deleted = False    # what the Dev Hub knows of it (the fake `sf` fails accordingly)
+        self.lightning = Lightning(self)       # pages + /aura; `lightning.save_shape` picks how New forms save
 
     # ---- data -----------------------------------------------------------------------------------------------
     def insert(self, sobject: str, fields: dict[str, Any]) -> str:
@@ -106,6 +91,27 @@ class FakeOrg:
         self.records.setdefault(sobject, {})[rid] = {**fields, "Id": rid, "CreatedDate": now, "SystemModstamp": now,
                                                      "LastModifiedDate": now}
         return rid
+
+    def create_record(self, sobject: str, fields: dict[str, Any]) -> str:
+        """A validated insert (REST, Aura, ui-api); ValueError 'REQUIRED_FIELD_MISSING: …' like the real org."""
+        missing = [f for f in REQUIRED.get(sobject, ()) if not fields.get(f)]
+        if missing:
+            raise ValueError(f"REQUIRED_FIELD_MISSING: Required fields are missing: [{', '.join(missing)}]")
+        return self.insert(sobject, fields)
+
+    def update_record(self, sobject: str, rid: str, fields: dict[str, Any]) -> None:
+        record = self.records.get(sobject, {}).get(rid)
+        if record is None:
+            raise ValueError("ENTITY_IS_DELETED: entity is deleted")
+        record.update(fields)
+        record["SystemModstamp"] = record["LastModifiedDate"] = _now()
+
+    def delete(self, sobject: str, rid: str) -> None:
+        """Delete a record and, as the real org does, its cascade (Account → Contacts/Opportunities, Lead → Tasks)."""
+        self.records[sobject].pop(rid, None)
+        for child, lookup in CASCADE.get(sobject, ()):
+            for cid in [i for i, r in self.records.get(child, {}).items() if r.get(lookup) == rid]:
+                self.delete(child, cid)
 
     def data(self) -> dict[str, dict[str, dict[str, Any]]]:
         """The org's records without system fields (for comparing states)."""
@@ -129,15 +135,17 @@ class FakeOrg:
         app.router.add_post(v + "/sobjects/{sobject}/", self.create)
         app.router.add_route("*", v + "/sobjects/{sobject}/{id}", self.one)
         app.router.add_delete(v + "/composite/sobjects", self.delete_many)
-        app.router.add_post("/services/oauth2/singleaccess", self.single_access)
+        app.router.add_post(v + "/ui-api/records", self.ui_create)
+        app.router.add_patch(v + "/ui-api/records/{id}", self.ui_update)
+        app.router.add_route("*", "/services/oauth2/singleaccess", self.single_access)
         app.router.add_get("/secur/frontdoor.jsp", self.frontdoor)
-        app.router.add_get("/lightning/o/Lead/new", self.lead_page)
+        self.lightning.routes(app)
         app.router.add_get("/", self.login_page)
         return app
 
     def _auth(self, request: web.Request) -> str | None:
         header = request.headers.get("Authorization", "")
-        if header == f"Bearer {self.token}":
+        if header == f"Bearer {self.token}" or header[7:] in self.lightning.api_sessions:
             return "bearer"
         if request.cookies.get("sid") in self.sessions:
             return "cookie"
@@ -150,8 +158,11 @@ class FakeOrg:
                  "t": time.time()}
         self.log.append(entry)
         api = request.path.startswith("/services/data/")
-        if api and entry["auth"] is None:
-            resp: web.StreamResponse = _err(401, "INVALID_SESSION_ID", "Session expired or invalid")
+        if api and entry["auth"] == "cookie":  # UI sessions are not API-enabled: REST takes Bearer only
+            resp: web.StreamResponse = _err(401, "INVALID_SESSION_ID",
+                                            "This session is not valid for use with the REST API")
+        elif api and entry["auth"] is None:
+            resp = _err(401, "INVALID_SESSION_ID", "Session expired or invalid")
         else:
             resp = await handler(request)
         if api:
@@ -181,8 +192,10 @@ class FakeOrg:
         if order:
             rows.sort(key=lambda r: str(r.get(order[0]) or ""), reverse=order[1])
         ver = request.match_info["ver"]
+        if fields == ["COUNT()"]:
+            return web.json_response({"totalSize": len(rows[:limit]), "done": True, "records": []})
         out = [{"attributes": {"type": sobject, "url": f"/services/data/{ver}/sobjects/{sobject}/{r['Id']}"},
-                **{f: r.get(f) for f in fields}} for r in rows[:limit]]
+                **(dict(r) if fields == ["*"] else {f: r.get(f) for f in fields})} for r in rows[:limit]]
         return web.json_response(self._page(out, ver))
 
     async def query_more(self, request: web.Request) -> web.Response:
@@ -199,10 +212,37 @@ class FakeOrg:
             fields = await request.json()
         except ValueError:
             return _err(400, "JSON_PARSER_ERROR", "The request body is not JSON")
-        missing = [f for f in REQUIRED.get(sobject, ()) if not fields.get(f)]
-        if missing:
-            return _err(400, "REQUIRED_FIELD_MISSING", f"Required fields are missing: [{', '.join(missing)}]", missing)
-        return web.json_response({"id": self.insert(sobject, fields), "success": True, "errors": []}, status=201)
+        try:
+            rid = self.create_record(sobject, fields)
+        except ValueError as exc:
+            code, _, message = str(exc).partition(": ")
+            return _err(400, code, message)
+        return web.json_response({"id": rid, "success": True, "errors": []}, status=201)
+
+    async def ui_create(self, request: web.Request) -> web.Response:
+        """UI API record create: {apiName, fields{F: v}} → 201 {apiName, id, fields{F: {value, displayValue}}}."""
+        try:
+            doc = await request.json()
+            sobject, fields = str(doc["apiName"]), dict(doc["fields"])
+        except (ValueError, KeyError, TypeError):
+            return _err(400, "INVALID_INPUT", "apiName and fields are required")
+        try:
+            rid = self.create_record(sobject, fields)
+        except ValueError as exc:
+            code, _, message = str(exc).partition(": ")
+            return _err(400, code, message)
+        rec = self.records[sobject][rid]
+        return web.json_response({"apiName": sobject, "id": rid, "fields": {
+            k: {"value": v, "displayValue": None} for k, v in rec.items()}}, status=201)
+
+    async def ui_update(self, request: web.Request) -> web.Response:
+        rid = request.match_info["id"]
+        found = self.find(rid)
+        if found is None:
+            return _err(404, "NOT_FOUND", "The requested resource does not exist")
+        self.update_record(found[0], rid, dict((await request.json()).get("fields") or {}))
+        return web.json_response({"apiName": found[0], "id": rid, "fields": {
+            k: {"value": v, "displayValue": None} for k, v in self.records[found[0]][rid].items()}})
 
     async def one(self, request: web.Request) -> web.Response:
         sobject, rid = request.match_info["sobject"], request.match_info["id"]
@@ -212,11 +252,10 @@ class FakeOrg:
         if request.method == "GET":
             return web.json_response({"attributes": {"type": sobject}, **record})
         if request.method == "PATCH":
-            record.update(await request.json())
-            record["SystemModstamp"] = record["LastModifiedDate"] = _now()
+            self.update_record(sobject, rid, await request.json())
             return web.Response(status=204)
         if request.method == "DELETE":
-            del self.records[sobject][rid]
+            self.delete(sobject, rid)
             return web.Response(status=204)
         return _err(405, "METHOD_NOT_ALLOWED", f"HTTP Method '{request.method}' not allowed")
 
@@ -235,14 +274,19 @@ class FakeOrg:
                 out.append({"id": rid, "success": False, "errors": [
                     {"statusCode": "ENTITY_IS_DELETED", "message": "entity is deleted", "fields": []}]})
             else:
-                del self.records[found[0]][rid]
+                self.delete(found[0], rid)
                 out.append({"id": rid, "success": True, "errors": []})
         return web.json_response(out)
 
     async def single_access(self, request: web.Request) -> web.Response:
+        """`frontdoor_uri` = …/secur/frontdoor.jsp?otp=…&startURL=…&cshc=… (the help page's shape)."""
+        if request.headers.get("Authorization", "") != f"Bearer {self.token}":
+            return _err(401, "INVALID_SESSION_ID", "Session expired or invalid")
         otp = secrets.token_urlsafe(32)
         self.otps[otp] = False
-        return web.json_response({"frontdoor_uri": f"{self.url}/secur/frontdoor.jsp?otp={otp}"})
+        start = quote(request.query.get("redirect_uri", "/lightning/page/home"), safe="")
+        return web.json_response({"frontdoor_uri": f"{self.url}/secur/frontdoor.jsp?otp={otp}&startURL={start}"
+                                                   f"&cshc={secrets.token_hex(8)}"})
 
     async def frontdoor(self, request: web.Request) -> web.Response:
         otp = request.query.get("otp", "")
@@ -259,14 +303,6 @@ class FakeOrg:
         resp.set_cookie("sid", sid, httponly=True, path="/")
         return resp
 
-    async def lead_page(self, request: web.Request) -> web.Response:
-        if self._auth(request) != "cookie":
-            return web.Response(status=302, headers={"Location": "/?ec=302"})
-        accounts = "".join(f'<li data-id="{html.escape(i)}">{html.escape(str(r.get("Name", "")))}</li>'
-                           for i, r in self.records.get("Account", {}).items())
-        return web.Response(content_type="text/html", text=LEAD_PAGE.format(user=html.escape(self.username),
-                                                                            accounts=accounts))
-
     async def login_page(self, request: web.Request) -> web.Response:
         return web.Response(content_type="text/html", text=LOGIN_PAGE.format(error=""))
 
@@ -282,6 +318,7 @@ class SalesforceStandIn:
         self.calls_path = self.workdir / "fake-sf-calls.jsonl"
         self.batch = batch
         self.orgs: dict[str, FakeOrg] = {}
+        self.created: list[str] = []           # aliases the Dev Hub created (for its limits)
         self._initial = list(orgs)
         self._runners: list[web.AppRunner] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -304,6 +341,13 @@ class SalesforceStandIn:
         Path(path).write_text(json.dumps({"orgs": orgs}, indent=2))
         return Path(path)
 
+    def expire_org(self, alias: str) -> None:
+        """The org expired (its Dev Hub deleted it): the CLI's refresh fails, its REST refuses every token."""
+        org = self.orgs[alias]
+        org.expired, org.expires = True, "2026-01-01"
+        org.token = f"{org.org_id}!expired-{secrets.token_urlsafe(8)}"
+        self._write_state()
+
     def expire_token(self, alias: str) -> None:
         org = self.orgs[alias]
         org.token = f"{org.org_id}!{secrets.token_urlsafe(24)}"  # the CLI's refresh gets the new one
@@ -312,7 +356,8 @@ class SalesforceStandIn:
     def _write_state(self) -> None:
         with self._lock:
             state = {"orgs": {a: {"username": o.username, "orgId": o.org_id, "instanceUrl": o.url,
-                                  "accessToken": o.token} for a, o in self.orgs.items()},
+                                  "accessToken": o.token, "expirationDate": o.expires, "expired": o.expired,
+                                  "deleted": o.deleted} for a, o in self.orgs.items()},
                      "hubUrl": self.hub_url, "calls": str(self.calls_path)}
             tmp = self.state_path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(state, indent=2))
@@ -336,12 +381,26 @@ class SalesforceStandIn:
         body = await request.json()
         alias = body.get("alias") or f"scratch{len(self.orgs) + 1}"
         org = await self._add_org(alias)
+        org.expires = body.get("expirationDate") or org.expires
+        self.created.append(alias)
+        self._write_state()
         return web.json_response({"alias": alias, "username": org.username, "orgId": org.org_id,
                                   "instanceUrl": org.url})
+
+    async def _hub_delete(self, request: web.Request) -> web.Response:
+        self.orgs[(await request.json())["alias"]].deleted = True
+        self._write_state()
+        return web.json_response({})
+
+    async def _hub_limits(self, request: web.Request) -> web.Response:
+        active = sum(1 for a in self.created if not self.orgs[a].deleted and not self.orgs[a].expired)
+        return web.json_response({"counts": [active, len(self.created)]})
 
     async def _start(self) -> None:
         hub = web.Application()
         hub.router.add_post("/_hub/orgs", self._hub_create)
+        hub.router.add_post("/_hub/delete", self._hub_delete)
+        hub.router.add_get("/_hub/limits", self._hub_limits)
         self.hub_url = await self._serve(hub)
         for alias in self._initial:
             await self._add_org(alias)

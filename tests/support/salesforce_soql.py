@@ -1,6 +1,7 @@
 """A tiny SOQL subset for the Salesforce stand-in: what clawrec's scratch-org code and the test page send.
 
-SELECT f1, f2 FROM Obj [WHERE cond [AND cond]…] [ORDER BY f [ASC|DESC]] [LIMIT n]
+SELECT f1, f2 | COUNT() | FIELDS(ALL) FROM Obj [WHERE cond [AND cond]…] [ORDER BY f [ASC|DESC]] [LIMIT n]
+(fields come back as ["COUNT()"] or ["*"]; FIELDS(…) needs a LIMIT of at most 200, as on the real API)
 cond: Field (=|!=|<|<=|>|>=) literal | Field IN (literal, …); literal: 'text', number, true/false/null,
 datetime (2026-11-22T11:33:02Z). Anything else raises SoqlError (→ 400 MALFORMED_QUERY, as the real API).
 """
@@ -74,6 +75,13 @@ def parse(q: str) -> tuple[list[str], str, Callable[[dict], bool], tuple[str, bo
 
     word("SELECT")
     fields = [word()]
+    if fields[0].upper() in ("COUNT", "FIELDS") and i < len(toks) and toks[i] == ("op", "("):
+        inner = toks[i + 1][1].upper() if toks[i + 1][0] == "word" else ""
+        close = i + (2 if inner else 1)
+        if close >= len(toks) or toks[close] != ("op", ")") or (fields[0].upper() == "FIELDS") != bool(inner):
+            raise SoqlError(f"malformed {fields[0]}()")
+        fields = ["COUNT()"] if fields[0].upper() == "COUNT" else ["*"]
+        i = close + 1
     while i < len(toks) and toks[i] == ("op", ","):
         i += 1
         fields.append(word())
@@ -123,4 +131,6 @@ def parse(q: str) -> tuple[list[str], str, Callable[[dict], bool], tuple[str, bo
         i += 1
     if i != len(toks):
         raise SoqlError(f"unexpected {toks[i][1]!r}")
+    if fields == ["*"] and (limit is None or limit > 200):
+        raise SoqlError("The SOQL FIELDS function must have a LIMIT of at most 200")
     return fields, sobject, (lambda r: all(c(r) for c in conds)), order, limit
