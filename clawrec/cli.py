@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "annotate": ("annotate", "annotate", "Turn a recorded run into an interception spec (ranked candidates)."),
     "diagnose": ("diagnose", "diagnose", "Align a run's actions with its reference; show where it diverged."),
     "view": ("view", "view", "Render a run as one self-contained report.html (timeline, video, verdict)."),
+    "sf-pool": ("sf_pool", "sf_pool", "Manage the Salesforce scratch-org pool (create, list, reap, limits)."),
 }
 
 

@@ -12,10 +12,11 @@ from taskspec.model import Spec
 from evaluator.errors import JudgeError, RunDirError
 from evaluator.llm_judge import LLMJudgeConfig, judge_llm
 from evaluator.payload_judge import judge_payload
+from evaluator.state_judge import judge_state
 from rundir.reader import RunDir
 from evaluator.verdict import Verdict, write_verdict
 
-JUDGE_KINDS = ("payload", "llm", "both", "rubric")
+JUDGE_KINDS = ("payload", "llm", "both", "rubric", "state")
 
 
 def open_reference(path: str | Path | None, notes: list[str]) -> RunDir | None:
@@ -55,10 +56,13 @@ def judge_run(run: str | Path | RunDir, spec: Spec | None = None, reference: str
         raise ValueError(f"judge must be one of {', '.join(JUDGE_KINDS)}")
     extra = list(notes or [])
     rd = run if isinstance(run, RunDir) else RunDir(run)
-    if judge == "rubric":  # answer mode: the submitted answer against the rubric; no reference run involved
-        from evaluator.rubric_judge import judge_rubric
+    if judge in ("rubric", "state"):  # no reference run involved
+        if judge == "rubric":  # answer mode: the submitted answer against the rubric
+            from evaluator.rubric_judge import judge_rubric
 
-        verdict = judge_rubric(rd, spec, llm_config)
+            verdict = judge_rubric(rd, spec, llm_config)
+        else:  # the org's end state, recorded before its reset (environment.json)
+            verdict = judge_state(rd, spec)
         verdict.notes = list(dict.fromkeys(extra + verdict.notes))
         if write:
             write_verdict(rd.path, verdict)

@@ -18,6 +18,7 @@ from taskspec.model import Rule, Spec, url_matcher
 from rundir import records as R
 from taskspec import placeholders, volatile
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
+from taskspec.salesforce_save import record_value, saved_record
 from evaluator.normalize import same
 from rundir.reader import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
@@ -30,6 +31,8 @@ def catch_value(catch: Interception, path: str) -> Any:
     v = lookup(catch.body, path)
     if v is MISSING and isinstance(catch.query, dict):
         v = lookup(catch.query, path)
+    if v is MISSING:  # a Salesforce record field (`FirstName`) of whichever save shape was caught
+        v = record_value(catch.body, path)
     return v
 
 
@@ -202,9 +205,11 @@ class PayloadJudge:
         if rule is not None and rule.fields:
             paths = list(rule.fields)
         elif ref_catch is not None:
-            paths = leaf_paths(ref_catch.body) + [p for p in leaf_paths(ref_catch.query) if p not in
-                                                  leaf_paths(ref_catch.body)]
-            self.notes.append("no rule fields in the spec: compared every field of the reference payload")
+            saved = saved_record(ref_catch.body)
+            paths = list(saved[1]) if saved else leaf_paths(ref_catch.body) + [
+                p for p in leaf_paths(ref_catch.query) if p not in leaf_paths(ref_catch.body)]
+            self.notes.append("no rule fields in the spec: compared every field of the reference's saved record"
+                              if saved else "no rule fields in the spec: compared every field of the reference payload")
         else:
             paths = []
         paths += [p for p in exact_order if p not in paths]

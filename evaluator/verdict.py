@@ -19,7 +19,7 @@ from evaluator.errors import VerdictError
 
 VERDICT_VERSION = 1
 VERDICTS = ("PASS", "FAIL")
-JUDGES = ("payload", "llm", "both", "rubric")
+JUDGES = ("payload", "llm", "both", "rubric", "state")
 RUNS = ("agent", "reference")
 
 EVIDENCE_SCHEMA: dict[str, Any] = {

@@ -30,6 +30,7 @@ AGENT = "agent.jsonl"
 ACTIONS = "actions.jsonl"
 CONSOLE = "console.jsonl"  # pages' console messages, uncaught exceptions, browser log entries
 VERDICT = "verdict.json"
+ENVIRONMENT = "environment.json"  # the org's end state (state checks + record delta), written before the reset
 REPORT = "report.html"
 
 

@@ -14,6 +14,7 @@ were `http://127.0.0.1:9/`.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import math
@@ -36,7 +37,8 @@ __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec
 
 TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept",
             "verify", "expect", "volatile", "exact", "reference", "environment", "judge_context", "clawbench",
-            "secrets", "answer")
+            "secrets", "answer", "terminal")
+TERMINAL = ("block", "land")  # land: the terminal request is recorded and reaches the site (a state judge decides)
 REQUIRED = ("version", "id", "instruction", "start_url")
 RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
 RESPOND_KEYS = ("status", "json", "body", "headers")
@@ -303,8 +305,18 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     if not isinstance(rules_raw, list):
         c.bad(("intercept",), f"must be a list of rules, got {kind(rules_raw)}")
         rules_raw = []
-    rules = tuple(r for i, item in enumerate(rules_raw) if (r := c.check_rule(item, i)) is not None)
+    rules_list: list[Rule] = []
+    for i, item in enumerate(rules_raw):
+        if isinstance(item, dict) and "salesforce" in item:  # a helper that expands to several rules
+            from taskspec.check_salesforce import check_salesforce_rule
+
+            rules_list += check_salesforce_rule(c, item, i)
+        elif (r := c.check_rule(item, i)) is not None:
+            rules_list.append(r)
+    rules = tuple(dataclasses.replace(r, index=n) for n, r in enumerate(rules_list))
     check_start_page(c, start_url, rules)
+    if doc.get("terminal", "block") not in TERMINAL:
+        c.bad(("terminal",), f"must be one of {', '.join(TERMINAL)}, got {doc['terminal']!r}")
     verify = c.strings(doc["verify"], ("verify",)) if "verify" in doc else ()
     volatile = c.strings(doc["volatile"], ("volatile",), dotted_paths=True) if "volatile" in doc else ()
     exact = c.strings(doc["exact"], ("exact",), dotted_paths=True) if "exact" in doc else ()

@@ -1,7 +1,9 @@
 """The options of `environment: {kind: salesforce-scratch, …}` (read by clawrec/environments/salesforce.py).
 
 Why a module of its own: the options are a small schema (pool, login path, API version, org creation, seed
-records, tracked sObjects) checked with the spec checker's one-line problems, kept apart from the general format.
+records, tracked sObjects, state checks) checked with the spec checker's one-line problems, kept apart from the
+general format. The `intercept: [{salesforce: {save: Lead}}]` helper is checked here and expanded by
+taskspec/salesforce_save.py.
 """
 
 from __future__ import annotations
@@ -11,9 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from taskspec.check import FieldChecker, kind
+from taskspec.model import Rule
+from taskspec.salesforce_save import save_rules
 from taskspec.yaml_source import FieldPath
 
-SF_KEYS = ("pool", "path", "api_version", "definition", "dev_hub", "days", "wait_min", "seed", "track")
+SF_KEYS = ("pool", "path", "api_version", "definition", "dev_hub", "days", "wait_min", "seed", "track", "checks")
+CHECK_KEYS = ("name", "soql", "count", "fields")
+SAVE_KEYS = ("save",)
+SOQL_START = re.compile(r"\s*SELECT\s", re.I)
 SF_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")          # sObject and field API names (Lead, Custom__c)
 SF_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")    # pool names, referenceIds
 
@@ -37,7 +44,9 @@ def check_salesforce_options(c: FieldChecker, options: dict, path: FieldPath) ->
     if days is not None and (not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= 30):
         c.bad(path + ("days",), f"must be a whole number of days 1-30, got {days!r}")
     if "wait_min" in options:
-        c.number(options["wait_min"], path + ("wait_min",), True)
+        wait = c.number(options["wait_min"], path + ("wait_min",), True)
+        if isinstance(wait, int) and wait < 2:
+            c.bad(path + ("wait_min",), f"must be at least 2 (sf org create scratch --wait), got {wait}")
     for key in ("days", "dev_hub", "wait_min"):
         if key in options and "definition" not in options:
             c.bad(path + (key,), "only used to create orgs: needs 'definition' (a scratch org definition file)")
@@ -50,6 +59,66 @@ def check_salesforce_options(c: FieldChecker, options: dict, path: FieldPath) ->
         c.string(seed, path + ("seed",))  # a `sf data import tree` plan file, read at run time
     elif seed is not None:
         check_salesforce_seed(c, seed, path + ("seed",))
+    if "checks" in options:
+        refs = {r["attributes"].get("referenceId") for r in seed if isinstance(r, dict)
+                and isinstance(r.get("attributes"), dict)} if isinstance(seed, list) else None
+        check_salesforce_checks(c, options["checks"], path + ("checks",), refs)
+
+
+def check_salesforce_checks(c: FieldChecker, checks: Any, path: FieldPath, refs: set | None) -> None:
+    """State checks run before the reset: {soql: SELECT …, count?: N, fields?: {F: value}, name?}; "@ref" values
+    (and '@ref' literals in the SOQL) name seeded records (checked when the seed is inline)."""
+    if not isinstance(checks, list):
+        c.bad(path, f"must be a list of {{soql, count?, fields?}}, got {kind(checks)}")
+        return
+    for i, check in enumerate(checks):
+        where = path + (i,)
+        if c.mapping(check, where, known=CHECK_KEYS, required=("soql",)) is None:
+            continue
+        soql = c.string(check["soql"], where + ("soql",)) if "soql" in check else None
+        if soql is not None and not SOQL_START.match(soql):
+            c.bad(where + ("soql",), "must be a SOQL query (SELECT …)")
+        if "name" in check:
+            c.string(check["name"], where + ("name",))
+        count = check.get("count")
+        if "count" in check and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+            c.bad(where + ("count",), f"must be a whole number >= 0, got {count!r}")
+        fields = c.mapping(check["fields"], where + ("fields",)) if "fields" in check else None
+        if "count" not in check and "fields" not in check:
+            c.bad(where, "needs 'count' (expected number of rows) or 'fields' (expected values), or both")
+        if fields and soql and re.search(r"COUNT\(\s*\)", soql, re.I):
+            c.bad(where + ("fields",), "a SELECT COUNT() query returns no rows to compare fields with")
+        for name, value in (fields or {}).items():
+            if not isinstance(name, str) or not SF_NAME.fullmatch(name):
+                c.bad(where + ("fields", str(name)), "not a field API name")
+            elif isinstance(value, (dict, list)):
+                c.bad(where + ("fields", name), f"must be a string, number, boolean or null, got {kind(value)}")
+            elif refs is not None and isinstance(value, str) and value.startswith("@") and value[1:] not in refs:
+                c.bad(where + ("fields", name), f"'{value}' names no seeded record's referenceId")
+        for ref in re.findall(r"'@([^']*)'", soql or ""):
+            if refs is not None and ref not in refs:
+                c.bad(where + ("soql",), f"'@{ref}' names no seeded record's referenceId")
+
+
+def check_salesforce_rule(c: FieldChecker, item: dict, index: int) -> list[Rule]:
+    """`{salesforce: {save: Lead | [Lead, …]}, respond?: …}` → the save rules of each object (every shape)."""
+    path: FieldPath = ("intercept", index)
+    c.mapping(item, path, known=("salesforce", "respond"))
+    helper = c.mapping(item["salesforce"], path + ("salesforce",), known=SAVE_KEYS, required=SAVE_KEYS) or {}
+    names = helper.get("save")
+    names = [names] if isinstance(names, str) else names
+    if "save" in helper and (not isinstance(names, list) or not names):
+        c.bad(path + ("salesforce", "save"), f"must be an sObject API name or a list of them, got {kind(names)}")
+        return []
+    start = len(c.problems)
+    for i, name in enumerate(names or []):
+        if not isinstance(name, str) or not SF_NAME.fullmatch(name):
+            c.bad(path + ("salesforce", "save") + ((i,) if len(names) > 1 else ()),
+                  f"must be an sObject API name (Lead, Custom__c), got {name!r}")
+    respond = c.check_respond(item["respond"], path + ("respond",), False) if "respond" in item else None
+    if len(c.problems) > start:
+        return []
+    return [r for name in names or [] for r in save_rules(name, index, respond)]
 
 
 def check_salesforce_seed(c: FieldChecker, seed: Any, path: FieldPath) -> None:

@@ -27,6 +27,11 @@ def one_line(err: list[str]) -> str:
     ({"track": "Lead"}, "environment.track: must be a list of strings, got a string"),
     ({"days": 3}, "environment.days: only used to create orgs: needs 'definition'"),
     ({"seed": "missing-plan.json"}, "environment.seed: plan file"),
+    ({"definition": "def.json", "wait_min": 1}, "environment.wait_min: must be at least 2"),
+    ({"checks": [{"soql": "SELECT COUNT() FROM Lead", "fields": {"Email": "x"}}]},
+     "environment.checks.0.fields: a SELECT COUNT() query returns no rows"),
+    ({"checks": [{"soql": "SELECT Id FROM Contact WHERE AccountId = '@Nope'", "count": 1}]},
+     "environment.checks.0.soql: '@Nope' names no seeded record's referenceId"),
 ])
 def test_bad_options_exit_2_with_one_line(sf, tmp_path, capsys, env, needle):
     spec = write_spec(tmp_path, **env)
@@ -51,13 +56,14 @@ def test_no_free_org_is_one_line_exit_1(sf, tmp_path, capsys):
 
 def test_agent_crash_still_resets_and_releases(sf, tmp_path, capsys):
     code, out, err = run_cli([str(write_spec(tmp_path)), "--agent", "command", "--agent-cmd",
-                              f"{sys.executable} {AGENT} --crash", "--headless", "--runs-dir", str(tmp_path / "runs")],
+                              f"{sys.executable} {AGENT} lead --crash", "--headless", "--runs-dir", str(tmp_path / "runs")],
                              capsys)
     assert code == 0, err
     m = manifest(Path(out[-1]))
     assert m["status"] == "agent_error", m["stop_reason"]
     org = sf.orgs["pool1"]
-    assert [e["status"] for e in org.log if e["auth"] == "cookie" and e["method"] in ("POST", "PATCH")] == [201, 204]
+    assert [(e["path"].split("?")[0], e["status"]) for e in org.log if e["auth"] == "cookie" and e["method"] == "POST"
+            ] == [("/services/data/v62.0/sobjects/Lead/", 401), ("/aura", 200), ("/aura", 200)]
     assert m["environment"]["reset"] == {"deleted": 1, "restored": 1, "recreated": 0}
     data = org.data()
     assert [r["LastName"] for r in data["Contact"].values()] == ["Babbage"]
@@ -68,7 +74,7 @@ def test_agent_crash_still_resets_and_releases(sf, tmp_path, capsys):
 def test_failed_reset_is_exit_1_and_the_org_dirty(sf, tmp_path, capsys):
     sf.orgs["pool1"].fail_deletes = True  # the agent's Contact cannot be deleted
     code, out, err = run_cli([str(write_spec(tmp_path)), "--agent", "command", "--agent-cmd",
-                              f"{sys.executable} {AGENT}", "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
+                              f"{sys.executable} {AGENT} lead", "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
     line = one_line(err[1:])  # after the "agent started" progress line
     assert code == 1 and "reset: 1 of 1 deletions failed (DELETE_FAILED" in line, line
     (run_dir,) = (tmp_path / "runs" / "sf-create-lead").iterdir()

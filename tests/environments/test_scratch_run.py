@@ -1,30 +1,72 @@
-"""`clawrec run` on a salesforce-scratch task against the stand-in: lease, seed, single-use login, the terminal
-save caught before it reaches the org, reset to the seeded state, lease released; secrets stay out of run files."""
+"""`clawrec run` on salesforce-scratch tasks against the stand-in's Lightning pages, real Chromium: lease, seed,
+single-use login, the Lead save caught in each shape Lightning sends it (Aura createRecord, Aura saveRecord, UI API)
+and judged from that shape, side effects that must not be caught (an inline Account edit, a Contact) landing and
+reset, the org's end state in environment.json before the reset, `terminal: land`, secrets out of run files."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import parse_qs
 
+import pytest
+
+from clawrec.cli import main
+from taskspec.salesforce_save import record_value
 from tests.pipeline.helpers import jsonl, manifest, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "specs" / "salesforce" / "sf-create-lead.yaml"
-AGENT = Path(__file__).resolve().parent / "agent_scripts" / "lead_agent.py"
+CONTACT_SPEC = REPO / "specs" / "salesforce" / "sf-create-contact.yaml"
+AGENT = Path(__file__).resolve().parent / "agent_scripts" / "lightning_agent.py"
 SEEDED_ACCOUNT = {"Name": "Acme Analytical Engines", "Phone": "+44 20 7946 0000"}
+LEAD = {"FirstName": "Ada", "LastName": "Lovelace", "Company": "Acme Analytical Engines",
+        "Email": "ada@analytical.example"}
 
 
-def agent_cmd() -> str:
-    return f"{sys.executable} {AGENT}"
+def agent_cmd(*args: str) -> str:
+    return " ".join([sys.executable, str(AGENT), *(args or ("lead",))])
 
 
 def seeded_state(org, ids):
     return {"Account": {ids["AcmeRef"]: {"Id": ids["AcmeRef"], **SEEDED_ACCOUNT}},
             "Contact": {ids["BabbageRef"]: {"Id": ids["BabbageRef"], "FirstName": "Charles", "LastName": "Babbage",
                                             "AccountId": ids["AcmeRef"]}}}
+
+
+def aura_saves(org) -> list[tuple[str, dict]]:
+    """(apiName, record input) of every Aura save that reached the org."""
+    out = []
+    for e in org.log:
+        if e["path"].startswith("/aura") and e["method"] == "POST":
+            for action in json.loads(parse_qs(e["body"])["message"][0])["actions"]:
+                rec = action["params"].get("recordInput") or action["params"].get("recordRep")
+                out.append((rec["apiName"], rec))
+    return out
+
+
+def judge(capsys, *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["judge", *args])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def judged_with_wrong_email(run_dir: Path, tmp_path: Path, capsys) -> str:
+    """The caught save with another Email (in whichever shape it is) must FAIL the payload judge."""
+    bad = tmp_path / f"{run_dir.name}-wrong"
+    shutil.copytree(run_dir, bad)
+    lines = (bad / "interceptions.jsonl").read_text()
+    assert LEAD["Email"] in lines
+    (bad / "interceptions.jsonl").write_text(lines.replace(LEAD["Email"], "ada@wrong.example"))
+    (bad / "verdict.json").unlink(missing_ok=True)
+    code, text = judge(capsys, str(bad), "--spec", str(SPEC))
+    assert code == 0 and "FAIL (payload)" in text and "Field Email equals" in text, text
+    return text
 
 
 def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
@@ -40,49 +82,111 @@ def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
     assert env["seed_created"] == 2 and env["released"] is True
     assert env["reset"] == {"deleted": 1, "restored": 1, "recreated": 0}  # the agent's Contact; the Account's phone
     ids = env["seeded"]
-    # The agent was told the org's own start page and landed there logged in through the single-use URL.
     task = json.loads((run_dir / "task.json").read_text())
     assert task["start_url"] == org.url + "/lightning/o/Lead/new"
     stdout = (run_dir / "agent.stdout.log").read_text()
-    assert "agent: side effects [201, 204]" in stdout and "agent: status" in stdout
+    assert "agent: REST with the session cookie 401" in stdout
+    assert "agent: inline edit Account was saved." in stdout and "was created." in stdout
     fronts = [e for e in org.log if e["path"].startswith("/secur/frontdoor.jsp")]
     assert [e["status"] for e in fronts] == [302]
-    assert any(e["path"] == "/lightning/o/Lead/new" and e["auth"] == "cookie" for e in org.log)
-    # The terminal save was caught with the seeded company and never reached the org; the side effects did.
+    # REST refuses the browser's session; the environment's seeding, checks and reset used Bearer only.
+    rest = [e for e in org.log if e["path"].startswith("/services/data/")]
+    assert [(e["auth"], e["status"]) for e in rest if e["auth"] != "bearer"] == [("cookie", 401)]
+    # The inline Account edit and the Contact reached the org through Aura; the Lead save (createRecord) did not.
+    assert [name for name, _ in aura_saves(org)] == ["Account", "Contact"]
     caught = jsonl(run_dir, "interceptions.jsonl")
-    assert [c["body"] for c in caught] == [{"FirstName": "Ada", "LastName": "Lovelace",
-                                            "Company": "Acme Analytical Engines", "Email": "ada@analytical.example"}]
-    assert not [e for e in org.log if "/sobjects/Lead" in e["path"]]
-    assert [e["status"] for e in org.log if e["method"] == "POST" and e["auth"] == "cookie"] == [201]
-    assert [e["status"] for e in org.log if e["method"] == "PATCH" and e["auth"] == "cookie"] == [204]
+    assert [(c["rule_index"], c["action"]) for c in caught] == [(0, "blocked")]
+    assert {f: record_value(caught[0]["body"], f) for f in LEAD} == LEAD
+    assert caught[0]["body"]["aura.token"] == "[redacted]"
+    # The org's end state was read before the reset: the lead check, the Account edit and the Contact.
+    state = json.loads((run_dir / "environment.json").read_text())
+    assert state["checks"][0]["result"] == {"count": 0, "records": []}
+    delta = state["delta"]
+    assert delta["Account"]["updated"] == [{"id": ids["AcmeRef"], "ref": "AcmeRef", "changed": {
+        "Phone": {"before": "+44 20 7946 0000", "after": "000"}}}]
+    assert [c["fields"]["LastName"] for c in delta["Contact"]["created"]] == ["Scratch"]
+    assert delta["Contact"]["created"][0]["fields"]["AccountId"] == ids["AcmeRef"]
+    code, text = judge(capsys, str(run_dir), "--judge", "state")
+    assert code == 0 and "PASS (state)" in text, text
+    code, text = judge(capsys, str(run_dir))
+    assert code == 0 and "PASS (payload)" in text, text
+    judged_with_wrong_email(run_dir, tmp_path, capsys)
     # The org is back to exactly the seeded state; the other org was never touched; the lease is released.
     assert org.data() == seeded_state(org, ids)
     assert sf.orgs["pool2"].log == []
     pool = json.loads(sf.pool_path.read_text())
     entry = next(o for o in pool["orgs"] if o["alias"] == "pool1")
     assert entry["lease"] is None and entry["seed"]["ids"] == ids and not entry.get("dirty")
-    # The login URL was single-use and stays a secret: the otp and token are in no run file.
+    # The login URL was single-use; it, the token and the page's aura.token are in no run file.
     (otp,) = org.otps
-    assert org.otps[otp] is True
-    try:
+    with pytest.raises(urllib.error.HTTPError) as second:
         urllib.request.urlopen(f"{org.url}/secur/frontdoor.jsp?otp={otp}", timeout=10)
-        raise AssertionError("a second use of the login URL logged in")
-    except urllib.error.HTTPError as exc:
-        assert exc.code == 401
+    assert second.value.code == 401
+    secrets = [otp, org.token, *org.lightning.tokens.values()]
     for path in run_dir.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
-            assert otp.encode() not in data and org.token.encode() not in data, path
+            assert not [s for s in secrets if s.encode() in data], path
     urls = [r["url"] for r in jsonl(run_dir, "http.jsonl")]
-    assert f"{org.url}/secur/frontdoor.jsp?otp=[redacted]&retURL=%2Flightning%2Fo%2FLead%2Fnew" in urls
+    assert any(u.startswith(f"{org.url}/secur/frontdoor.jsp?otp=[redacted]&startURL=%2Flightning%2Fo%2FLead%2Fnew")
+               for u in urls), urls
+
+
+@pytest.mark.parametrize("shape, rule", [("saveRecord", 1), ("ui-api", 2)])
+def test_lead_save_in_other_shapes_is_caught_and_judged(sf, tmp_path, capsys, shape, rule):
+    org = sf.orgs["pool1"]
+    org.lightning.save_shape = shape
+    code, out, err = run_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd("lead", "--lead-only"),
+                              "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    assert manifest(run_dir)["status"] == "intercepted"
+    caught = jsonl(run_dir, "interceptions.jsonl")
+    assert [c["rule_index"] for c in caught] == [rule]
+    assert {f: record_value(caught[0]["body"], f) for f in LEAD} == LEAD
+    assert not aura_saves(org) and not [e for e in org.log if "/ui-api/" in e["path"]]  # never reached the org
+    code, text = judge(capsys, str(run_dir))
+    assert code == 0 and "PASS (payload)" in text, text
+    judged_with_wrong_email(run_dir, tmp_path, capsys)
+
+
+def test_land_task_keeps_the_record_for_the_state_judge_then_resets(sf, tmp_path, capsys):
+    org = sf.orgs["pool1"]
+    code, out, err = run_cli([str(CONTACT_SPEC), "--agent", "command", "--agent-cmd", agent_cmd("contact"),
+                              "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    assert m["status"] == "intercepted", m["stop_reason"]
+    assert "was created." in (run_dir / "agent.stdout.log").read_text()  # the save landed and was answered
+    caught = jsonl(run_dir, "interceptions.jsonl")
+    assert [c["action"] for c in caught] == ["landed"]
+    assert [name for name, _ in aura_saves(org)] == ["Contact"]
+    acme = m["environment"]["seeded"]["AcmeRef"]
+    state = json.loads((run_dir / "environment.json").read_text())
+    (created,) = state["delta"]["Contact"]["created"]
+    assert {k: created["fields"].get(k) for k in ("FirstName", "LastName", "Email", "AccountId")} == {
+        "FirstName": "Grace", "LastName": "Hopper", "Email": "grace@analytical.example", "AccountId": acme}
+    assert state["checks"][0]["result"]["count"] == 1
+    code, text = judge(capsys, str(run_dir), "--judge", "state")
+    assert code == 0 and "PASS (state)" in text, text
+    # The same run with the contact on another account fails the check.
+    records = state["checks"][0]["result"]["records"]
+    records[0]["AccountId"] = "001000000000999AAA"
+    (run_dir / "environment.json").write_text(json.dumps(state))
+    code, text = judge(capsys, str(run_dir), "--judge", "state")
+    assert code == 0 and "FAIL (state)" in text and "AccountId" in text, text
+    # The reset removed the landed contact.
+    assert m["environment"]["reset"]["deleted"] == 1
+    assert "Contact" not in org.data() and org.data()["Account"] == {acme: {"Id": acme, **SEEDED_ACCOUNT}}
 
 
 def test_two_concurrent_runs_lease_different_orgs(sf, tmp_path):
     """Two `clawrec run` processes at once: each gets its own org, each org is reset and released."""
     from tests.pipeline.helpers import spawn_cli
 
-    procs = [spawn_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd(), "--headless",
-                        "--runs-dir", str(tmp_path / f"runs{i}")]) for i in range(2)]
+    procs = [spawn_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd("lead", "--lead-only"),
+                        "--headless", "--runs-dir", str(tmp_path / f"runs{i}")]) for i in range(2)]
     results = [p.communicate(timeout=240) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err for _, err in results]
     manifests = [manifest(Path(out.strip().splitlines()[-1])) for out, _ in results]
@@ -90,7 +194,7 @@ def test_two_concurrent_runs_lease_different_orgs(sf, tmp_path):
     assert {m["environment"]["org"] for m in manifests} == {o.username for o in sf.orgs.values()}
     for m in manifests:
         org = next(o for o in sf.orgs.values() if o.username == m["environment"]["org"])
-        assert m["environment"]["reset"]["deleted"] == 1
+        assert m["environment"]["reset"] == {"deleted": 0, "restored": 0, "recreated": 0}
         assert org.data() == seeded_state(org, m["environment"]["seeded"])
-        assert not [e for e in org.log if "/sobjects/Lead" in e["path"]]
+        assert not aura_saves(org)
     assert all(o["lease"] is None for o in json.loads(sf.pool_path.read_text())["orgs"])

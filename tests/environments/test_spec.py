@@ -1,36 +1,64 @@
-"""The shipped scratch-org spec: its rules catch a lead save on any org host (REST or Lightning's Aura action) and
-nothing else; a `sf data import tree` plan file seeds the same records as the inline seed."""
+"""The shipped scratch-org specs: `salesforce: {save: Lead}` catches a lead save in every shape Lightning sends it
+(Aura createRecord, Aura saveRecord, UI API) on any org host and nothing else (an inline Account edit, a Contact,
+a read, REST that the browser's session cannot use); `expect` reads the record's fields from the caught shape; a
+`sf data import tree` plan file seeds the same records as the inline seed."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from urllib.parse import urlencode
 
 import yaml
 
 from clawrec.environments import create_environment
 from taskspec.check import load_spec
+from taskspec.match import first_match
+from taskspec.payload import decode
+from taskspec.salesforce_save import record_value, saved_record
 from tests.environments.helpers import SPEC, write_spec
 
-HOSTS = ("https://acme-dev-ed.develop.my.salesforce.com", "https://ruby-fox-1234.scratch.my.salesforce.com",
+HOSTS = ("https://acme-dev-ed.develop.lightning.force.com", "https://ruby-fox-1234.scratch.lightning.force.com",
          "http://127.0.0.1:41234")
-AURA = ("https://ruby-fox-1234.scratch.lightning.force.com/aura?r=12&"
-        "ui-force-components-controllers-recordGlobalValueProvider.RecordGvp.saveRecord=1")
+FORM = "application/x-www-form-urlencoded;charset=UTF-8"
 
 
-def caught(spec, method: str, url: str) -> bool:
-    return any(r.matches_url(url) and r.matches_method(method) for r in spec.intercept)
+def aura(params: dict, descriptor: str = "aura://RecordUiController/ACTION$createRecord") -> bytes:
+    message = {"actions": [{"id": "1;a", "descriptor": "aura://ListUiController/ACTION$getListInfo", "params": {}},
+                           {"id": "2;a", "descriptor": descriptor, "callingDescriptor": "UNKNOWN", "params": params}]}
+    return urlencode({"message": json.dumps(message), "aura.context": "{}", "aura.token": "eyJ.t"}).encode()
 
 
-def test_rules_catch_the_lead_save_on_any_org_host():
+def caught(spec, method: str, url: str, body: bytes = b"", ctype: str = FORM):
+    return first_match(spec.intercept, method, url, decode(body, ctype))
+
+
+def test_rules_catch_the_lead_save_in_every_shape_on_any_org_host():
     spec = load_spec(SPEC)
+    create = aura({"recordInput": {"apiName": "Lead", "fields": {"FirstName": "Ada", "Email": "a@b.example"}}})
+    save = aura({"recordRep": {"apiName": "Lead", "fields": {"FirstName": {"value": "Ada"}}}}, "x$saveRecord")
+    edit = aura({"recordRep": {"id": "001000000000001AAA", "apiName": "Account",
+                               "fields": {"Phone": {"value": "000"}}}}, "x$saveRecord")
+    contact = aura({"recordInput": {"apiName": "Contact", "fields": {"LastName": "X"}}})
+    ui = json.dumps({"apiName": "Lead", "fields": {"FirstName": "Ada"}}).encode()
     for host in HOSTS:
-        assert caught(spec, "POST", f"{host}/services/data/v62.0/sobjects/Lead/")
-        assert not caught(spec, "GET", f"{host}/services/data/v62.0/sobjects/Lead/")
-        assert not caught(spec, "POST", f"{host}/services/data/v62.0/sobjects/Contact/")
-        assert not caught(spec, "PATCH", f"{host}/services/data/v62.0/sobjects/Lead/00Q000000000001AAA")
-    assert caught(spec, "POST", AURA)
-    assert not caught(spec, "POST", AURA.replace("saveRecord", "getRecord"))
+        assert caught(spec, "POST", f"{host}/aura?r=7&aura.RecordUi.createRecord=1", create).index == 0
+        assert caught(spec, "POST", f"{host}/aura?r=8&other.saveRecord=1", save).index == 1
+        assert caught(spec, "POST", f"{host}/services/data/v62.0/ui-api/records", ui, "application/json").index == 2
+        assert caught(spec, "PATCH", f"{host}/services/data/v62.0/ui-api/records/00Q000000000001AAA",
+                      b'{"fields":{"Email":"x"}}', "application/json").index == 3
+        assert caught(spec, "POST", f"{host}/aura?r=9", edit) is None  # the seeded Account's inline edit
+        assert caught(spec, "POST", f"{host}/aura?r=9", contact) is None
+        assert caught(spec, "GET", f"{host}/aura?r=7", create) is None
+        assert caught(spec, "PATCH", f"{host}/services/data/v62.0/ui-api/records/001000000000001AAA",
+                      b'{"fields":{}}', "application/json") is None
+        assert caught(spec, "POST", f"{host}/services/data/v62.0/ui-api/records",
+                      ui.replace(b"Lead", b"Case"), "application/json") is None
+    # expect names record fields: read from whichever shape was caught
+    assert record_value(decode(create, FORM).value, "Email") == "a@b.example"
+    assert record_value(decode(save, FORM).value, "FirstName") == "Ada"
+    assert saved_record(decode(ui, "application/json").value) == ("ui-api", {"FirstName": "Ada"})
+    assert saved_record(decode(edit, FORM).value) == ("aura-saveRecord", {"Phone": "000"})
 
 
 def test_plan_file_seeds_like_the_inline_seed(sf, tmp_path):

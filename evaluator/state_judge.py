@@ -1,0 +1,93 @@
+"""The state judge (SDRBench's way): did the org end in the state the task asks for? Offline, from environment.json.
+
+Why offline from a file: the org is reset and released when the run ends, so the environment runs the spec's
+`checks` (SOQL predicates) before the reset and writes each query, its result and the record-level delta of the
+tracked sObjects to RUN/environment.json (clawrec/environments/sf_checks.py). This judge only compares: a check
+with `count` passes when the query returned that many rows; with `fields`, when it returned at least one row and
+every row has those values (normalized like the payload judge: case, whitespace, numbers, dates). A run without
+that file, without checks, or with a check the org refused cannot be judged (JudgeError), never FAIL.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evaluator.errors import JudgeError
+from evaluator.normalize import same
+from evaluator.verdict import Condition, Evidence, Verdict
+from rundir import records as R
+from rundir.reader import RunDir
+from taskspec.model import Spec
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def load_environment(run: RunDir) -> dict[str, Any]:
+    path = run.path / R.ENVIRONMENT
+    if not path.is_file():
+        raise JudgeError(f"{path}: not found; the state judge needs a run whose environment records the org's end "
+                         "state (salesforce-scratch with environment.checks)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JudgeError(f"{path}: unreadable ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("checks", []), list):
+        raise JudgeError(f"{path}: checks: must be a list")
+    return doc
+
+
+def judge_check(check: dict[str, Any]) -> tuple[bool, str]:
+    """(met, detail) of one stored check."""
+    expect, result = check.get("expect") or {}, check.get("result") or {}
+    count, records = result.get("count"), result.get("records") or []
+    problems, seen = [], [f"{count} row(s)"]
+    if "count" in expect and count != expect["count"]:
+        problems.append(f"{count} row(s), expected {expect['count']}")
+    wanted = expect.get("fields") or {}
+    if wanted:
+        if not records:
+            problems.append("no row to compare fields with")
+        for i, rec in enumerate(records):
+            for name, value in wanted.items():
+                ok, how = same(rec.get(name), value)
+                if not ok:
+                    problems.append(f"row {i + 1} {name} = {_show(rec.get(name))}, expected {_show(value)}")
+                elif i == 0:
+                    seen.append(f"{name} = {_show(rec.get(name))} ({how})")
+    return not problems, "; ".join(problems) if problems else ", ".join(seen)
+
+
+def delta_summary(delta: dict[str, Any]) -> str:
+    parts = [f"{sobject}: " + ", ".join(f"{len(v)} {k}" for k, v in d.items() if v)
+             for sobject, d in sorted(delta.items()) if isinstance(d, dict)]
+    return "; ".join(parts) or "no record changed"
+
+
+def judge_state(run: RunDir, spec: Spec | None = None) -> Verdict:
+    """Judge one run by the org state recorded in its environment.json (see the module docstring)."""
+    doc = load_environment(run)
+    checks = [c for c in doc.get("checks", []) if isinstance(c, dict)]
+    if not checks:
+        raise JudgeError(f"{run.path / R.ENVIRONMENT}: no state checks were run (the spec's environment.checks is "
+                         "empty): nothing to judge by")
+    failed = [c for c in checks if c.get("error") or not isinstance(c.get("result"), dict)]
+    if failed:
+        raise JudgeError(f"{run.path / R.ENVIRONMENT}: check {failed[0].get('name')!r} has no result "
+                         f"({failed[0].get('error', 'missing')})")
+    conditions = []
+    for i, check in enumerate(checks):
+        met, detail = judge_check(check)
+        conditions.append(Condition(f"State {check.get('name')}: {check.get('soql')}", met,
+                                    [Evidence("agent", R.ENVIRONMENT, field=f"checks.{i}")], detail))
+    notes = [f"org state errors: {e}" for e in doc.get("errors") or []]
+    delta = doc.get("delta") if isinstance(doc.get("delta"), dict) else {}
+    bad = [c for c in conditions if not c.met]
+    why = "; ".join(f"{c.condition}: {c.detail}" for c in bad) if bad else f"{len(conditions)} state check(s) hold"
+    return Verdict(verdict="FAIL" if bad else "PASS", judge="state", conditions=conditions,
+                   justification=f"{why} (delta: {delta_summary(delta)})", notes=[*run.problems, *notes],
+                   run=str(run.path), task_id=run.task_id or (spec.id if spec else None),
+                   spec_sha256=run.spec_sha256 or (spec.sha256 if spec else None), usage={"model_calls": 0})
