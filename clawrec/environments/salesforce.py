@@ -4,9 +4,11 @@ prepare: claim a free org of the spec's pool (sf_pool: atomic), or create one wh
 the CLI for the org's instance URL and a fresh access token; seed the plan (only what is missing: a reused org
 keeps its seeded records, reset after each run); note the checkpoint (the org's clock); mint a single-use login
 URL that lands on `path`. The checkpoint stays in the pool entry until the reset is done, so an org whose run was
-killed is reset from it when next leased (`recovered` in the manifest). cleanup: reset to the seeded state
-(sf_state) and release the lease; an org whose reset failed is marked dirty and never leased again. The login
-URL's one-time part and the token are secrets: they go to the Interceptor's `secrets`, never to the manifest.
+killed is reset from it when next leased (`recovered` in the manifest). An org that fails on its own side
+(expired, deleted, DNS, REST down) is marked unreachable and the next free org is tried. cleanup: first the org's
+end state (the spec's `checks` and the record delta → RUN/environment.json, sf_checks), then the reset to the
+seeded state (sf_state) and the release; an org whose reset failed is marked dirty and never leased again. The
+login URL's one-time parts and the token are secrets: they go to the Interceptor's `secrets`, never to run files.
 """
 
 from __future__ import annotations
@@ -125,12 +127,20 @@ class ScratchOrgEnvironment:
         """Lease, log in, seed; an org that turns out unreachable (expired, deleted, DNS, REST down) is marked so
         and the next free org is tried (up to LEASE_TRIES), so one dead org never blocks the pool."""
         self.run_dir = Path(run_dir) if run_dir is not None else None
+        last = ""
         for attempt in range(1, LEASE_TRIES + 1):
-            await self._lease(run_id)
+            try:
+                await self._lease(run_id)
+            except EnvironmentFailed:
+                if attempt == 1:
+                    raise
+                raise EnvironmentFailed(f"{last} (the org is marked unreachable; no other free org in pool "
+                                        f"'{self.pool_name}')") from None
             try:
                 return await self._prepare_leased()
             except OrgUnreachable as exc:
                 await self._release(dirty=None, unreachable=str(exc))
+                last = str(exc)
                 if self.created or attempt == LEASE_TRIES:
                     raise
             except BaseException:
