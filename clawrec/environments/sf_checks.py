@@ -24,8 +24,9 @@ from urllib.parse import quote
 from clawrec.environments import EnvironmentFailed
 from clawrec.environments.sf_rest import SalesforceRest
 from clawrec.environments.sf_state import Checkpoint, SeedPlan, existing, same_value
+from rundir.records import ENVIRONMENT
 
-ENVIRONMENT_FILE = "environment.json"
+ENVIRONMENT_FILE = ENVIRONMENT  # RUN/environment.json
 FORMAT_VERSION = 1
 SYSTEM_FIELDS = {"attributes", "CreatedDate", "CreatedById", "LastModifiedDate", "LastModifiedById",
                  "SystemModstamp", "LastViewedDate", "LastReferencedDate", "IsDeleted", "OwnerId",

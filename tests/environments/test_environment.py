@@ -18,8 +18,8 @@ def env_for(path=SPEC):
     return create_environment(load_spec(path))
 
 
-def cookie_call(org, method, path, body=None):
-    """What the browser would do with the org's session: used to change data behind the environment's back."""
+def api_call(org, method, path, body=None):
+    """A REST call with the org's API token: changes data behind the environment's back."""
     req = urllib.request.Request(org.url + path, method=method, data=json.dumps(body).encode() if body else None,
                                  headers={"Authorization": f"Bearer {org.token}", "Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as resp:
@@ -51,10 +51,10 @@ def test_reused_org_keeps_its_seed_and_reset_restores_deletes_and_edits(sf):
         first = env_for()
         p1 = await first.prepare("run-1")
         ids = p1.info["seeded"]
-        cookie_call(org, "DELETE", f"/services/data/v62.0/sobjects/Contact/{ids['BabbageRef']}")
-        cookie_call(org, "PATCH", f"/services/data/v62.0/sobjects/Account/{ids['AcmeRef']}", {"Name": "Renamed"})
+        api_call(org, "DELETE", f"/services/data/v62.0/sobjects/Contact/{ids['BabbageRef']}")
+        api_call(org, "PATCH", f"/services/data/v62.0/sobjects/Account/{ids['AcmeRef']}", {"Name": "Renamed"})
         for i in range(3):
-            cookie_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": f"L{i}", "Company": "X"})
+            api_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": f"L{i}", "Company": "X"})
         sf.expire_token("pool1")  # the environment's token is now refused: it must ask the CLI again
         done = await first.cleanup()
         second = env_for()
@@ -131,8 +131,8 @@ def test_org_of_a_killed_run_is_reset_when_next_leased(sf):
     async def scenario():
         killed = env_for()
         first = await killed.prepare("run-killed")
-        cookie_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Left", "Company": "Over"})
-        cookie_call(org, "PATCH", f"/services/data/v62.0/sobjects/Account/{first.info['seeded']['AcmeRef']}",
+        api_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Left", "Company": "Over"})
+        api_call(org, "PATCH", f"/services/data/v62.0/sobjects/Account/{first.info['seeded']['AcmeRef']}",
                     {"Phone": "1"})
         await killed.rest.close()  # what dies with the process; no cleanup
         doc = json.loads(sf.pool_path.read_text())
@@ -158,7 +158,7 @@ def test_failed_reset_marks_the_org_dirty_and_releases_it(sf):
     async def scenario():
         env = env_for()
         await env.prepare("run-1")
-        cookie_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Stuck", "Company": "X"})
+        api_call(org, "POST", "/services/data/v62.0/sobjects/Lead/", {"LastName": "Stuck", "Company": "X"})
         org.fail_deletes = True
         with pytest.raises(EnvironmentFailed, match="reset: 1 of 1 deletions failed .DELETE_FAILED"):
             await env.cleanup()
