@@ -7,7 +7,8 @@ captures: `aura://RecordUiController/ACTION$createRecord` (params.recordInput{ap
 RecordGvp `saveRecord` (params.recordRep{id?, apiName, fields{F: {value}}}); newer pages create through
 `/services/data/vNN.0/ui-api/records` ({apiName, fields{F: v}}) with an API-enabled session (Bearer).
 
-Pages (cookie needed, else a redirect to the login page): `/lightning/page/home`, `/lightning/o/X/list` (and
+Also the single-use frontdoor (`/secur/frontdoor.jsp?otp=…&startURL=…`: sets the `sid` cookie) and the UI API record
+create/update. Pages (cookie needed, else a redirect to the login page): `/lightning/page/home`, `/lightning/o/X/list` (and
 `/home`), `/lightning/o/X/new[?defaultFieldValues=F=v,…]` (a New X form; its Save uses the org's `save_shape`:
 createRecord | saveRecord | ui-api), `/lightning/r/X/ID/view` (fields with inline edit → saveRecord with the record's
 id; an Account lists its Contacts with a New button). Every page has a toast (`role=status`) saying what happened.
@@ -37,6 +38,14 @@ FIELDS = {  # (API name, label) shown on pages, in order
     "Opportunity": [("Name", "Opportunity Name"), ("StageName", "Stage"), ("CloseDate", "Close Date"),
                     ("AccountId", "Account Name")],
 }
+
+LOGIN_PAGE = """<!doctype html><html><head><title>Login | Salesforce</title></head><body>
+<h1>Log in to Salesforce</h1><p id="error">{error}</p></body></html>"""
+
+
+def _err(status: int, code: str, message: str) -> web.Response:
+    return web.json_response([{"message": message, "errorCode": code, "fields": []}], status=status)
+
 
 PAGE = """<!doctype html><html><head><title>{title} | Salesforce</title></head><body>
 <header class="slds-global-header"><nav><a href="/lightning/page/home">Home</a> <a href="/lightning/o/Lead/list">Leads</a>
@@ -136,6 +145,54 @@ class Lightning:
         app.router.add_get("/lightning/o/{sobject}/new", self._guard(self.new))
         app.router.add_get("/lightning/r/{sobject}/{id}/view", self._guard(self.view))
         app.router.add_post("/aura", self.aura)
+        app.router.add_get("/secur/frontdoor.jsp", self.frontdoor)
+        app.router.add_get("/", self.login_page)
+        v = "/services/data/{ver:v[0-9]+\\.0}"
+        app.router.add_post(v + "/ui-api/records", self.ui_create)
+        app.router.add_patch(v + "/ui-api/records/{id}", self.ui_update)
+
+    async def ui_create(self, request: web.Request) -> web.Response:
+        """UI API record create: {apiName, fields{F: v}} → 201 {apiName, id, fields{F: {value, displayValue}}}."""
+        try:
+            doc = await request.json()
+            sobject, fields = str(doc["apiName"]), dict(doc["fields"])
+        except (ValueError, KeyError, TypeError):
+            return _err(400, "INVALID_INPUT", "apiName and fields are required")
+        try:
+            rid = self.org.create_record(sobject, fields)
+        except ValueError as exc:
+            code, _, message = str(exc).partition(": ")
+            return _err(400, code, message)
+        rec = self.org.records[sobject][rid]
+        return web.json_response({"apiName": sobject, "id": rid, "fields": {
+            k: {"value": v, "displayValue": None} for k, v in rec.items()}}, status=201)
+
+    async def ui_update(self, request: web.Request) -> web.Response:
+        rid = request.match_info["id"]
+        found = self.org.find(rid)
+        if found is None:
+            return _err(404, "NOT_FOUND", "The requested resource does not exist")
+        self.org.update_record(found[0], rid, dict((await request.json()).get("fields") or {}))
+        return web.json_response({"apiName": found[0], "id": rid, "fields": {
+            k: {"value": v, "displayValue": None} for k, v in self.org.records[found[0]][rid].items()}})
+
+    async def frontdoor(self, request: web.Request) -> web.Response:
+        otp = request.query.get("otp", "")
+        if otp not in self.org.otps or self.org.otps[otp]:
+            return web.Response(status=401, content_type="text/html",
+                                text=LOGIN_PAGE.format(error="Your login link is invalid or has already been used."))
+        self.org.otps[otp] = True
+        sid = secrets.token_urlsafe(24)
+        self.org.sessions.add(sid)
+        target = request.query.get("retURL") or request.query.get("startURL") or "/lightning/page/home"
+        if not target.startswith("/"):
+            target = "/"
+        resp = web.Response(status=302, headers={"Location": target})
+        resp.set_cookie("sid", sid, httponly=True, path="/")
+        return resp
+
+    async def login_page(self, request: web.Request) -> web.Response:
+        return web.Response(content_type="text/html", text=LOGIN_PAGE.format(error=""))
 
     def _guard(self, handler: Callable) -> Callable:
         async def page(request: web.Request) -> web.StreamResponse:

@@ -59,10 +59,6 @@ def _err(status: int, code: str, message: str, fields: list[str] | None = None) 
     return web.json_response([{"message": message, "errorCode": code, "fields": fields or []}], status=status)
 
 
-LOGIN_PAGE = """<!doctype html><html><head><title>Login | Salesforce</title></head><body>
-<h1>Log in to Salesforce</h1><p id="error">{error}</p></body></html>"""
-
-
 class FakeOrg:
     """One scratch org: its data, token, sessions and request log, served by its own aiohttp app."""
 
@@ -135,12 +131,8 @@ class FakeOrg:
         app.router.add_post(v + "/sobjects/{sobject}/", self.create)
         app.router.add_route("*", v + "/sobjects/{sobject}/{id}", self.one)
         app.router.add_delete(v + "/composite/sobjects", self.delete_many)
-        app.router.add_post(v + "/ui-api/records", self.ui_create)
-        app.router.add_patch(v + "/ui-api/records/{id}", self.ui_update)
         app.router.add_route("*", "/services/oauth2/singleaccess", self.single_access)
-        app.router.add_get("/secur/frontdoor.jsp", self.frontdoor)
         self.lightning.routes(app)
-        app.router.add_get("/", self.login_page)
         return app
 
     def _auth(self, request: web.Request) -> str | None:
@@ -219,31 +211,6 @@ class FakeOrg:
             return _err(400, code, message)
         return web.json_response({"id": rid, "success": True, "errors": []}, status=201)
 
-    async def ui_create(self, request: web.Request) -> web.Response:
-        """UI API record create: {apiName, fields{F: v}} → 201 {apiName, id, fields{F: {value, displayValue}}}."""
-        try:
-            doc = await request.json()
-            sobject, fields = str(doc["apiName"]), dict(doc["fields"])
-        except (ValueError, KeyError, TypeError):
-            return _err(400, "INVALID_INPUT", "apiName and fields are required")
-        try:
-            rid = self.create_record(sobject, fields)
-        except ValueError as exc:
-            code, _, message = str(exc).partition(": ")
-            return _err(400, code, message)
-        rec = self.records[sobject][rid]
-        return web.json_response({"apiName": sobject, "id": rid, "fields": {
-            k: {"value": v, "displayValue": None} for k, v in rec.items()}}, status=201)
-
-    async def ui_update(self, request: web.Request) -> web.Response:
-        rid = request.match_info["id"]
-        found = self.find(rid)
-        if found is None:
-            return _err(404, "NOT_FOUND", "The requested resource does not exist")
-        self.update_record(found[0], rid, dict((await request.json()).get("fields") or {}))
-        return web.json_response({"apiName": found[0], "id": rid, "fields": {
-            k: {"value": v, "displayValue": None} for k, v in self.records[found[0]][rid].items()}})
-
     async def one(self, request: web.Request) -> web.Response:
         sobject, rid = request.match_info["sobject"], request.match_info["id"]
         record = self.records.get(sobject, {}).get(rid)
@@ -288,23 +255,6 @@ class FakeOrg:
         return web.json_response({"frontdoor_uri": f"{self.url}/secur/frontdoor.jsp?otp={otp}&startURL={start}"
                                                    f"&cshc={secrets.token_hex(8)}"})
 
-    async def frontdoor(self, request: web.Request) -> web.Response:
-        otp = request.query.get("otp", "")
-        if otp not in self.otps or self.otps[otp]:
-            return web.Response(status=401, content_type="text/html",
-                                text=LOGIN_PAGE.format(error="Your login link is invalid or has already been used."))
-        self.otps[otp] = True
-        sid = secrets.token_urlsafe(24)
-        self.sessions.add(sid)
-        target = request.query.get("retURL") or request.query.get("startURL") or "/lightning/page/home"
-        if not target.startswith("/"):
-            target = "/"
-        resp = web.Response(status=302, headers={"Location": target})
-        resp.set_cookie("sid", sid, httponly=True, path="/")
-        return resp
-
-    async def login_page(self, request: web.Request) -> web.Response:
-        return web.Response(content_type="text/html", text=LOGIN_PAGE.format(error=""))
 
 
 class SalesforceStandIn:
