@@ -30,7 +30,7 @@ from taskspec.model import (
 from taskspec import secrets as spec_secrets
 from taskspec.check_reach import check_files_inside, check_start_page
 from taskspec.placeholders import stand_in as stand_in_sites
-from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_yaml
+from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_spec_bytes, read_yaml
 from taskspec.regex_engine import regex_problem
 
 __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data", "find_spec_files", "load_spec", "load_specs"]
@@ -351,7 +351,7 @@ def load_spec(path: str | Path, *, allow_outside_files: bool = False) -> Spec:
     """Load and check one spec file; raises SpecError listing every problem."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_spec_bytes(path)  # at most MAX_SPEC_BYTES + 1: a huge file (or /dev/zero) is never read whole
     except OSError as exc:
         raise SpecError([Problem(str(path), None, "path", exc.strerror or str(exc))]) from None
     source = read_yaml(raw, str(path))

@@ -12,8 +12,8 @@ from typing import Any
 
 from rundir.jsondepth import TooDeep, depth_exceeds, loads_bounded as _loads_bounded
 
-__all__ = ["MAX_DECODE_BYTES", "MAX_DEPTH", "MAX_FORM_FIELDS", "MAX_SPEC_BYTES", "MAX_SPEC_EXPANDED", "TOO_DEEP", "TOO_LARGE", "TooDeep",
-           "depth_exceeds", "loads_bounded"]
+__all__ = ["MAX_DECODE_BYTES", "MAX_DEPTH", "MAX_FORM_FIELDS", "MAX_SPEC_BYTES", "MAX_SPEC_EXPANDED", "TOO_DEEP",
+           "TOO_LARGE", "TooDeep", "depth_exceeds", "loads_bounded"]
 
 MAX_SPEC_BYTES = 2 * 1024 * 1024        # a spec file; the largest real one (a ClawBench import) is ~10 KB
 MAX_SPEC_EXPANDED = 5_000_000           # a spec's size with every YAML alias expanded (nodes + scalar characters)

@@ -7,7 +7,9 @@ from the same tree. Every reading failure becomes a `Problem`, never a traceback
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -158,12 +160,26 @@ def _syntax_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
     return Problem(file, 1, "yaml", str(exc).splitlines()[0] if str(exc) else "invalid YAML")
 
 
+def read_spec_bytes(path: Path) -> bytes:
+    """A spec file's bytes, reading at most MAX_SPEC_BYTES + 1: a huge file (or /dev/zero) is never read whole."""
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_SPEC_BYTES + 1)
+        if len(raw) > MAX_SPEC_BYTES:
+            size = os.fstat(fh.fileno()).st_size
+            raise SpecError([_too_big(str(path), size if size > MAX_SPEC_BYTES else None)])
+    return raw
+
+
+def _too_big(file: str, size: int | None) -> Problem:
+    what = f"file is {size:,} bytes, larger" if size is not None else "file is larger"
+    return Problem(file, 1, "spec", f"{what} than the limit of {MAX_SPEC_BYTES:,} (README \"Limits\")")
+
+
 def read_yaml(raw: bytes, file: str) -> Source:
     """Parse one YAML document (JSON is YAML too). Raises SpecError for text that cannot be read at all, and for a
     file or alias expansion over the limits (taskspec/limits.py)."""
     if len(raw) > MAX_SPEC_BYTES:
-        raise SpecError([Problem(file, 1, "spec", f"file is {len(raw):,} bytes, larger than the limit of "
-                                                  f"{MAX_SPEC_BYTES:,} (README \"Limits\")")])
+        raise SpecError([_too_big(file, len(raw))])
     text = _decode(raw, file)
     out = Source(None, LineMap(), [])
     loader = None

@@ -32,6 +32,12 @@ def test_spec_larger_than_the_limit_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(f"{path}:1: spec: file is ") and "larger than the limit" in err[0]
 
 
+def test_endless_file_is_never_read_whole(capsys):
+    assert main(["validate", "/dev/zero"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        '/dev/zero:1: spec: file is larger than the limit of 2,097,152 (README "Limits")']
+
+
 def test_nesting_deeper_than_the_limit_is_one_line(tmp_path):
     path = write(tmp_path, "deep", "user:\n  x: " + "[" * 150 + "]" * 150 + "\n")
     with pytest.raises(SpecError) as err:
