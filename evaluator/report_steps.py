@@ -65,7 +65,7 @@ class StepList:
             cls = "err" if m.raw.get("is_error") or m.raw.get("error") else ""
             label = m.role + (f" {m.tool}" if m.tool else "")
             body = m.content if not isinstance(m.raw.get("snapshot"), dict) else \
-                f"[accessibility snapshot of {m.raw['snapshot'].get('url', 'the page')}, shown below]"
+                "[the accessibility snapshot, shown above]"
             rows.append(f"<tr class='l-agent {cls}' id='{anchor(R.AGENT, m.line)}'><td class=t>{fmt_t(m.t)}</td>"
                         f"<td><b>{esc(label)}</b></td><td><pre>{short(body, 1500)}</pre></td></tr>")
         return "".join(rows)
@@ -131,9 +131,12 @@ class StepList:
         counts = f"{len(st.actions)} actions · {n_req} requests" + (f" · {len(st.console)} console"
                                                                      if st.console else "")
         snap = st.snapshot
-        snap_html = (f"<details class=snap><summary>accessibility snapshot ({esc(snap.raw['snapshot'].get('url'))})"
-                     f"</summary><pre>{short(snap.raw['snapshot'].get('tree'), SNAPSHOT_CAP)}</pre></details>"
-                     if snap is not None else "")
+        snap_html = ""
+        if snap is not None:  # the tree is the tool result's content (or, if an agent stores it so, `tree`)
+            info = snap.raw["snapshot"]
+            tree = info.get("tree") or snap.content
+            snap_html = (f"<details class=snap open><summary>accessibility snapshot the agent took "
+                         f"{short(info.get('url') or '', 200)}</summary><pre>{short(tree, SNAPSHOT_CAP)}</pre></details>")
         seqs = [a.seq for a in st.actions if a.seq is not None]
         seq = f"seq {seqs[0]}–{seqs[-1]}" if len(seqs) > 1 else (f"seq {seqs[0]}" if seqs else "")
         body = (f"<div class=shots>{self._img(before, 'before')}{self._img(after, 'after')}</div>{snap_html}"

@@ -99,6 +99,8 @@ class ConsoleLog:
 
     def _log(self, session: Session, p: dict[str, Any]) -> None:
         e = p.get("entry") or {}
+        if e.get("source") == "worker":
+            return  # a worker's console call, echoed on its page: the worker's own session already logged it
         self._emit(session, {"kind": "log", "level": LEVELS.get(str(e.get("level")), str(e.get("level") or "info")),
                              "source": e.get("source"), "text": str(e.get("text") or ""), "url": e.get("url"),
                              "line": e.get("lineNumber")}, e.get("timestamp"))

@@ -66,6 +66,7 @@ class ToolOutcome:
     done: bool = False
     summary: str = ""
     log_text: str = ""                     # what goes to agent.jsonl (no base64 images)
+    record: dict[str, Any] = field(default_factory=dict)  # extra agent.jsonl fields (a snapshot's page)
 
 
 @dataclass
@@ -129,7 +130,11 @@ class BrowserTools:
         tree = await page.aria_snapshot(mode="ai", timeout=ACTION_TIMEOUT_MS)
         if len(tree) > SNAPSHOT_LIMIT:
             tree = tree[:SNAPSHOT_LIMIT] + "\n… (snapshot truncated)"
-        return _text(f"{await self._where()}\n{tree}")
+        out = _text(f"{await self._where()}\n{tree}")
+        # agent.jsonl marks the result as the page's accessibility snapshot (the tree is its content): the report
+        # shows it beside that step's screenshot
+        out.record = {"snapshot": {"format": "aria", "url": page.url, "lines": tree.count("\n") + 1}}
+        return out
 
     async def _t_click(self, ref: str) -> ToolOutcome:
         await (await self._locate(ref)).click(timeout=ACTION_TIMEOUT_MS)

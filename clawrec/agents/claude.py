@@ -146,7 +146,7 @@ class ClaudeAgent:
                     outcome = await tools.call(call["name"], call.get("input") or {})
                     steps += 1
                     ctx.log("tool_result", outcome.log_text, tool=call["name"], id=call["id"],
-                            is_error=outcome.is_error)
+                            is_error=outcome.is_error, **outcome.record)
                     results.append({"type": "tool_result", "tool_use_id": call["id"], "content": outcome.content,
                                     "is_error": outcome.is_error,
                                     "_observation": call["name"] in ("snapshot", "screenshot")})

@@ -98,6 +98,7 @@ class TranscriptReader:
     def __init__(self, state_dir: Path) -> None:
         self.db_path = Path(state_dir) / DB_RELPATH
         self._seen: dict[str, int] = {}
+        self._snapshot_calls: set[str] = set()  # ids of `snapshot` calls whose result has not come yet
         self._dctx = zstandard.ZstdDecompressor()
 
     def _rows(self) -> list[tuple[str, int, int, str | None, bytes | None]]:
@@ -135,4 +136,12 @@ class TranscriptReader:
             yield event, created_at
 
     def new_records(self) -> list[Record]:
-        return [r for event, created in self.new_events() for r in event_records(event, created)]
+        out = [r for event, created in self.new_events() for r in event_records(event, created)]
+        for r in out:  # a result of the browser tool's `snapshot` action is the page's accessibility snapshot
+            if r.role == "tool_call" and isinstance(r.content, dict) and r.content.get("action") == "snapshot":
+                self._snapshot_calls.add(str(r.fields.get("id")))
+            elif r.role == "tool_result" and str(r.fields.get("id")) in self._snapshot_calls:
+                self._snapshot_calls.discard(str(r.fields.get("id")))
+                if not r.fields.get("is_error"):
+                    r.fields["snapshot"] = {"format": "aria", "lines": str(r.content).count("\n") + 1}
+        return out

@@ -71,6 +71,7 @@ def test_claude_completes_the_task_through_the_sdk(browser, tmp_path, monkeypatc
                                           "done"]
     snap = next(m for m in messages if m["role"] == "tool_result" and m["tool"] == "snapshot")
     assert 'textbox "Full name" [ref=' in snap["content"]
+    assert snap["snapshot"]["format"] == "aria" and snap["snapshot"]["url"].startswith(site.url)  # for the report
     assert all("base64" not in json.dumps(m) for m in messages)
 
 

@@ -173,6 +173,7 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
     assert [r["id"] for r in results] == [c["id"] for c in calls] and {c["tool"] for c in calls} == {"browser"}
     snapshot = results[1]["content"]
     assert 'textbox "Full name"' in snapshot and "Clause 79" in snapshot  # the large (zstd-stored) row decoded
+    assert [bool(r.get("snapshot")) for r in results] == [False, True, False, False, False, False]  # the report's
     db = sqlite3.connect(tmp_path / "openclaw/state" / DB_RELPATH)
     assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
     db.close()
