@@ -19,7 +19,7 @@ from typing import Any, Generic, Iterator, TypeVar
 
 from rundir import manifest as M, records as R
 from rundir.errors import RunDirError
-from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
+from rundir.records import read_numbered
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
 NUMBER = (int, float)
@@ -168,24 +168,6 @@ class Layer(Generic[T]):
 
     def at_line(self, line: int) -> T | None:
         return next((r for r in self.records if r.line == line), None)
-
-
-def read_numbered(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[int], int]:
-    """Like rundir.records.read_jsonl, but keeps each record's line number (evidence pointers need it)."""
-    out: list[tuple[int, dict[str, Any]]] = []
-    bad: list[int] = []
-    n = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = loads_bounded(line, MAX_RECORD_DEPTH)
-            except ValueError:  # not JSON, or nested deeper than any record clawrec writes
-                bad.append(n)
-                continue
-            (out.append((n, obj)) if isinstance(obj, dict) else bad.append(n))
-    return out, bad, n
 
 
 class RunDir:

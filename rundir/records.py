@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
+from rundir.jsondepth import MAX_RECORD_DEPTH, TooDeep, loads_bounded
 from rundir.redact import Redactor
 
 MANIFEST = "manifest.json"
@@ -126,24 +126,42 @@ class JsonlWriter:
         self.close()
 
 
-def read_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[int]]:
-    """Records of a JSONL file and the 1-based numbers of lines that did not parse (a crash may cut the last)."""
-    records: list[dict[str, Any]] = []
+class CorruptLine(ValueError):
+    """A JSONL line that is not a JSON object (strict reading); the message names the file and the line."""
+
+
+def read_numbered(path: str | Path, *, strict: bool = False) -> tuple[list[tuple[int, dict[str, Any]]], list[int], int]:
+    """The one JSONL reader: (line number, record) pairs, the numbers of lines that are not a JSON object (a crash
+    may cut the last; nesting deeper than any record clawrec writes counts as corrupt), and the number of lines.
+    `strict`: the first corrupt line raises CorruptLine instead. A missing file reads as empty."""
+    out: list[tuple[int, dict[str, Any]]] = []
     bad: list[int] = []
+    n = 0
     p = Path(path)
     if not p.exists():
-        return records, bad
+        return out, bad, 0
     with open(p, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 obj = loads_bounded(line, MAX_RECORD_DEPTH)
-            except ValueError:  # not JSON, or nested deeper than any record clawrec writes
-                bad.append(n)
-                continue
-            if isinstance(obj, dict):
-                records.append(obj)
+                why = None if isinstance(obj, dict) else "not a JSON object"
+            except TooDeep:
+                why = "nested deeper than any record clawrec writes"
+            except ValueError as exc:
+                why = (f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+                       if isinstance(exc, json.JSONDecodeError) else str(exc))
+            if why is None:
+                out.append((n, obj))
+            elif strict:
+                raise CorruptLine(f"{p}:{n}: corrupt JSONL line ({why})")
             else:
                 bad.append(n)
-    return records, bad
+    return out, bad, n
+
+
+def read_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """Records of a JSONL file and the 1-based numbers of lines that did not parse (read_numbered, tolerant)."""
+    rows, bad, _n = read_numbered(path)
+    return [r for _i, r in rows], bad

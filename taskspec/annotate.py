@@ -92,22 +92,10 @@ class Run:
 
 def read_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, record) of a JSONL file; a corrupt line is an error naming file and line."""
-    out = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = loads_bounded(line, MAX_RECORD_DEPTH)
-            except TooDeep:
-                raise AnnotateError(f"{path}:{n}: corrupt JSONL line (nested deeper than any record clawrec writes)") \
-                    from None
-            except json.JSONDecodeError as exc:
-                raise AnnotateError(f"{path}:{n}: corrupt JSONL line ({exc.msg.removesuffix(' at')} at column {exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise AnnotateError(f"{path}:{n}: corrupt JSONL line (not a JSON object)")
-            out.append((n, obj))
-    return out
+    try:
+        return R.read_numbered(path, strict=True)[0]
+    except R.CorruptLine as exc:
+        raise AnnotateError(str(exc)) from None
 
 
 def read_run(path: str | Path) -> Run:
