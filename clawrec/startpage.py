@@ -8,32 +8,35 @@ from __future__ import annotations
 
 import asyncio
 
-from recorder.cdp_client import CDPClient, CDPError
+from interceptor.cdp import CDPError, Connection
 
 
 async def open_start_page(browser_ws_url: str, url: str, timeout: float = 20.0) -> None:
     """Navigate the first normal tab to `url` and wait for its load event (bounded by `timeout`)."""
-    client = await CDPClient(browser_ws_url).connect()
+    conn = await Connection.open(browser_ws_url)
     try:
-        targets = (await client.send("Target.getTargets"))["targetInfos"]
+        root = conn.root
+        targets = (await root.call("Target.getTargets"))["targetInfos"]
         pages = [t for t in targets if t.get("type") == "page" and not t.get("url", "").startswith(
             ("chrome-extension://", "devtools://"))]
         if pages:
             target_id = pages[0]["targetId"]
         else:
-            target_id = (await client.send("Target.createTarget", {"url": "about:blank"}))["targetId"]
-        session = (await client.send("Target.attachToTarget", {"targetId": target_id, "flatten": True}))["sessionId"]
+            target_id = (await root.call("Target.createTarget", {"url": "about:blank"}))["targetId"]
+        sid = (await root.call("Target.attachToTarget", {"targetId": target_id, "flatten": True}))["sessionId"]
+        page = conn.session(sid)
+        if page is None:
+            raise CDPError("Target.attachToTarget", sid, "closed", "the start tab went away")
         loaded = asyncio.Event()
-        client.on("Page.loadEventFired", lambda _p, sid: loaded.set() if sid == session else None)
-        await client.send("Page.enable", session_id=session)
-        result = await client.send("Page.navigate", {"url": url, "transitionType": "typed"}, session_id=session,
-                                   timeout=timeout)
+        page.on("Page.loadEventFired", lambda _params: loaded.set())
+        await page.call("Page.enable")
+        result = await page.call("Page.navigate", {"url": url, "transitionType": "typed"}, timeout=timeout)
         if result.get("errorText"):
-            raise CDPError("Page.navigate", f"{url}: {result['errorText']}")
+            raise CDPError("Page.navigate", sid, "error", f"{url}: {result['errorText']}")
         try:
             await asyncio.wait_for(loaded.wait(), timeout)
         except asyncio.TimeoutError:
             pass  # a slow page is the agent's business; it was opened
-        await client.send("Target.activateTarget", {"targetId": target_id})
+        await root.call("Target.activateTarget", {"targetId": target_id})
     finally:
-        await client.close()
+        await conn.close()

@@ -10,7 +10,10 @@ event of an enabled domain; about half of them, e.g. Network.dataReceived and th
 
 Errors:
 CDPError(method, session, kind)   kind: "error" (the browser answered an error), "closed" (connection or session
-                                  went away before the answer), "crashed" (the target crashed)
+                                  went away before the answer), "crashed" (the target crashed), "timeout" (`call`)
+
+The one CDP client of clawrec: the interceptor's connection, and the recorder's own second connection (screenshots
+must never queue behind paused requests) and the start page's. `version_info`/`browser_ws_url` read /json/version.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import asyncio
 import itertools
 import json
 import logging
+import urllib.request
 from collections import defaultdict
 from typing import Any, Callable
 
@@ -86,6 +90,13 @@ class Session:
             msg["sessionId"] = self.id
         self.conn._outbox.put_nowait(_dumps(msg))
         return fut
+
+    async def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 10.0) -> dict[str, Any]:
+        """`send` and wait at most `timeout` seconds: CDPError kind "timeout" when the browser does not answer."""
+        try:
+            return await asyncio.wait_for(self.send(method, params), timeout)
+        except asyncio.TimeoutError:
+            raise CDPError(method, self.id, "timeout", f"no reply within {timeout:g}s") from None
 
     def send_quiet(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future:
         """Best effort: a failure is logged at debug level, never raised or reported as unretrieved."""
@@ -319,3 +330,16 @@ class Connection:
             except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
                 self._reader.cancel()
         self._shutdown("connection closed by the client")
+
+
+def version_info(http_url: str, timeout: float = 5.0) -> dict[str, Any]:
+    """GET /json/version of a running browser (blocking: call it in a thread from async code)."""
+    with urllib.request.urlopen(f"{http_url.rstrip('/')}/json/version", timeout=timeout) as resp:
+        return json.load(resp)
+
+
+def browser_ws_url(browser: str, timeout: float = 10.0) -> str:
+    """A browser-level websocket URL from `ws://…` (as is) or `http://host:port` (its /json/version)."""
+    if browser.startswith(("ws://", "wss://")):
+        return browser
+    return str(version_info(browser, timeout)["webSocketDebuggerUrl"])

@@ -15,14 +15,13 @@ import base64
 import json
 import logging
 import time
-import urllib.request
 from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Callable
 
 from interceptor.narrow import fetch_patterns
 from taskspec import match, payload
-from interceptor.cdp import CDPError, Connection, Session
+from interceptor.cdp import CDPError, Connection, Session, browser_ws_url
 from interceptor.console import ConsoleLog
 from interceptor.failclosed import FailClosed
 from interceptor.frames import Frames
@@ -38,14 +37,6 @@ log = logging.getLogger("clawrec.interceptor")
 
 PAUSE_ALL = [{"urlPattern": "*", "requestStage": "Request"}]
 OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread
-
-
-def resolve_ws_url(browser: str, timeout: float = 10.0) -> str:
-    """A browser-level websocket URL from `ws://…` (as is) or `http://host:port` (/json/version)."""
-    if browser.startswith(("ws://", "wss://")):
-        return browser
-    with urllib.request.urlopen(f"{browser.rstrip('/')}/json/version", timeout=timeout) as resp:
-        return json.load(resp)["webSocketDebuggerUrl"]
 
 
 class Interceptor:
@@ -98,7 +89,7 @@ class Interceptor:
     # ---- lifecycle -------------------------------------------------------------------------------------------
     async def attach(self, browser: str) -> None:
         """Connect and turn auto-attach on; returns once every existing and future target is covered."""
-        ws_url = await asyncio.get_running_loop().run_in_executor(None, resolve_ws_url, browser)
+        ws_url = await asyncio.get_running_loop().run_in_executor(None, browser_ws_url, browser)
         self.conn = await Connection.open(ws_url)
         self.conn.on_close.append(self._connection_lost)
         self.conn.on_handler_error.append(lambda where, exc: self._fatal(f"{where}: {exc!r}"))

@@ -15,7 +15,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,15 +53,6 @@ def find_chromium() -> str:
         if os.access(path, os.X_OK):
             return path
     raise BrowserLaunchError("Chromium not found; install it with: make setup (apt-get install chromium)")
-
-
-def chromium_version(binary: str | None = None) -> str:
-    """`Chromium 156.0.…` as the binary prints it ('' when it cannot say)."""
-    try:
-        out = subprocess.run([binary or find_chromium(), "--version"], capture_output=True, text=True, timeout=10)
-        return out.stdout.strip()
-    except (OSError, subprocess.SubprocessError, BrowserLaunchError):
-        return ""
 
 
 def _die_with_parent() -> None:
@@ -208,9 +198,3 @@ def launch_browser(
         raise
     return Browser(process=proc, port=port, ws_url=ws_url, user_data_dir=profile, owns_profile=owns,
                    log_path=Path(log_path) if log_path else None, flags=flags)
-
-
-def browser_version_info(http_url: str, timeout: float = 5.0) -> dict:
-    """GET /json/version of a running browser (used by `clawrec intercept --browser`)."""
-    with urllib.request.urlopen(f"{http_url.rstrip('/')}/json/version", timeout=timeout) as resp:
-        return json.load(resp)

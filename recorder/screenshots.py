@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from recorder.cdp_client import CDPClient, CDPError
+from interceptor.cdp import CDPError, Connection
 from rundir.records import SCREENSHOTS_DIR, SCREENSHOTS_INDEX, JsonlWriter, RunClock
 
 # Action records that get a screenshot: click, end of a typing burst (input), Enter, end of a scroll,
@@ -59,7 +59,8 @@ class Screenshotter:
         self.ws_url = ws_url
         self.quality = quality
         self.timeout = timeout
-        self.cdp = CDPClient(ws_url)
+        self.ws_url = ws_url
+        self.cdp: Connection | None = None  # our own connection: captures never wait behind paused requests
         self.action_seq = action_seq
         self.index: JsonlWriter | None = None
         self.secrets: list[str] = []  # replaced by [redacted] in screenshots.jsonl (the page URL may hold one)
@@ -84,28 +85,29 @@ class Screenshotter:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index = JsonlWriter(self.run_dir / SCREENSHOTS_INDEX, self.clock)
         self.index.secrets = self.secrets
-        await self.cdp.connect()
-        self.cdp.on("Target.targetCreated", self._on_target)
-        self.cdp.on("Target.targetInfoChanged", self._on_target)
-        self.cdp.on("Target.targetDestroyed", self._on_destroyed)
-        self.cdp.on("Target.detachedFromTarget", self._on_detached)
-        await self.cdp.send("Target.setDiscoverTargets", {"discover": True})
-        version = await self.cdp.send("Browser.getVersion")
+        self.cdp = await Connection.open(self.ws_url)
+        root = self.cdp.root
+        root.on("Target.targetCreated", self._on_target)
+        root.on("Target.targetInfoChanged", self._on_target)
+        root.on("Target.targetDestroyed", self._on_destroyed)
+        root.on("Target.detachedFromTarget", self._on_detached)
+        await root.call("Target.setDiscoverTargets", {"discover": True})
+        version = await root.call("Browser.getVersion")
         self.browser_version = version.get("product", "")
 
-    def _on_target(self, params: dict, _session: str | None) -> None:
+    def _on_target(self, params: dict) -> None:
         info = params.get("targetInfo", {})
         if info.get("type") == "page":
             self.pages[info["targetId"]] = info.get("url", "")
 
-    def _on_destroyed(self, params: dict, _session: str | None) -> None:
+    def _on_destroyed(self, params: dict) -> None:
         tid = params.get("targetId")
         self.pages.pop(tid, None)
         self.sessions.pop(tid, None)
         if self.active == tid:
             self.active = None
 
-    def _on_detached(self, params: dict, _session: str | None) -> None:
+    def _on_detached(self, params: dict) -> None:
         for tid, sid in list(self.sessions.items()):
             if sid == params.get("sessionId"):
                 self.sessions.pop(tid, None)
@@ -164,7 +166,7 @@ class Screenshotter:
         attach = self._attaching.get(tid)
         if attach is None:  # concurrent captures of a new page share one attachment
             attach = self._attaching[tid] = asyncio.create_task(
-                self.cdp.send("Target.attachToTarget", {"targetId": tid, "flatten": True}, timeout=self.timeout))
+                self.cdp.root.call("Target.attachToTarget", {"targetId": tid, "flatten": True}, timeout=self.timeout))
             attach.add_done_callback(lambda t: self._attached(t, tid))
         res = await asyncio.shield(attach)
         sid = self.sessions[tid] = res["sessionId"]
@@ -185,14 +187,17 @@ class Screenshotter:
             sid = await self._session(tid)
             asked = self.clock.now()
             try:
-                res = await self.cdp.send("Page.captureScreenshot",
-                                          {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True},
-                                          session_id=sid, timeout=max(0.1, min(ATTEMPT_S, deadline - loop.time())))
+                session = self.cdp.session(sid) if self.cdp is not None else None
+                if session is None:
+                    raise CDPError("Page.captureScreenshot", sid, "closed", "target detached")
+                res = await session.call("Page.captureScreenshot",
+                                         {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True},
+                                         timeout=max(0.1, min(ATTEMPT_S, deadline - loop.time())))
                 return base64.b64decode(res["data"]), asked
             except CDPError as exc:  # a capture during a navigation may never be answered: ask again
                 if exc.kind == "closed" or loop.time() > deadline - 0.1:
                     raise
-                if "No target" in str(exc) or "session" in str(exc).lower():
+                if "No target" in exc.message or "session" in exc.message.lower():
                     self.sessions.pop(tid, None)
                 await asyncio.sleep(0.05)
 
@@ -202,7 +207,7 @@ class Screenshotter:
         try:
             try:
                 if tid is None:
-                    raise CDPError("Page.captureScreenshot", "no page to capture")
+                    raise CDPError("Page.captureScreenshot", None, "error", "no page to capture")
                 (image, asked), error = await self._grab(tid), None
             except Exception as exc:  # CDPError or anything unexpected: recorded, never escapes the task
                 image, error, asked = None, str(exc) or type(exc).__name__, self.clock.now()
@@ -259,7 +264,8 @@ class Screenshotter:
             if self.index is not None:
                 self._write(actions, self.clock.now(), 0.0, None, CANCELLED, key or None, None)
         self.waiting.clear()
-        await self.cdp.close()
+        if self.cdp is not None:
+            await self.cdp.close()
         self._index_closed = True
         if self.index is not None:
             self.index.close()

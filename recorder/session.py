@@ -29,7 +29,8 @@ from typing import Any
 from recorder import manifest
 from rundir import manifest as M, records
 from recorder.agent_log import AgentLogSink
-from recorder.browser import Browser, browser_version_info, launch_browser
+from interceptor.cdp import version_info
+from recorder.browser import Browser, launch_browser
 from recorder.channel import ActionChannel
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
@@ -224,7 +225,7 @@ class Recording:
         if self.screens is not None:
             self.base["versions"]["chromium"] = self.screens.browser_version
         else:
-            info = await asyncio.to_thread(browser_version_info, self.browser.http_url)
+            info = await asyncio.to_thread(version_info, self.browser.http_url)
             self.base["versions"]["chromium"] = info.get("Browser", "")
 
     async def wait_extension(self, timeout: float | None = None) -> bool:

@@ -8,14 +8,14 @@ group so that stopping the run kills it and everything it started.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import os
 import shlex
-import signal
 import subprocess
+from collections.abc import Awaitable
 from pathlib import Path
 
+from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 
 STDOUT_LOG = "agent.stdout.log"
@@ -23,12 +23,6 @@ STDERR_LOG = "agent.stderr.log"
 TASK_FILE = "task.json"
 EXTERNAL_LOG = "agent.external.jsonl"
 TERM_GRACE = 0.2  # seconds between SIGTERM and SIGKILL when the run stops the program
-
-
-def _new_group_dying_with_parent() -> None:
-    """preexec_fn: own process group, SIGKILL when clawrec dies (never an orphan driving the browser)."""
-    os.setpgrp()
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def write_task_file(ctx: AgentContext) -> Path:
@@ -53,23 +47,9 @@ def agent_env(ctx: AgentContext, task_file: Path, log_path: Path) -> dict[str, s
     return env
 
 
-def kill_group(proc: subprocess.Popen, grace: float = 0.5) -> None:
-    """SIGTERM the program's process group, SIGKILL what is left after `grace` seconds."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=wait)
-            # The leader is gone; children in its group may remain: one more SIGKILL to the group.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def kill_group(proc: subprocess.Popen, grace: float) -> Awaitable[None]:
+    """End the program's process group (procgroup.end_group); waiting on the Popen from a thread."""
+    return end_group(proc.pid, lambda: asyncio.to_thread(proc.wait), grace)
 
 
 class CommandAgent:
@@ -99,17 +79,17 @@ class CommandAgent:
             try:
                 proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                         env=agent_env(ctx, task_file, log_path), cwd=ctx.run_dir,
-                                        preexec_fn=_new_group_dying_with_parent)
+                                        preexec_fn=new_group_dying_with_parent)
             except OSError as exc:
                 return AgentResult(status="error", message=f"cannot start --agent-cmd: {exc}")
         try:
             code = await asyncio.to_thread(proc.wait)
         except asyncio.CancelledError:  # the run is stopping: SIGTERM (a moment to flush), then SIGKILL
-            await asyncio.to_thread(kill_group, proc, TERM_GRACE)
+            await kill_group(proc, TERM_GRACE)
             raise
         finally:
             if proc.poll() is None:
-                await asyncio.to_thread(kill_group, proc, TERM_GRACE)
+                await kill_group(proc, TERM_GRACE)
         if code == 0:
             return AgentResult(status="ok", message="command exited 0")
         if code < 0:

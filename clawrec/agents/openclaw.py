@@ -9,16 +9,15 @@ it runs; cancelling run() kills its whole process group.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import os
 import re
 import shutil
-import signal
 import uuid
 from pathlib import Path
 from typing import Any
 
+from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.openclaw_config import build_config, find_install, free_port_block, resolve_provider, write_config
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
@@ -28,12 +27,6 @@ DEFAULT_TIMEOUT_S = 1800
 UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only reads files below this root
 SECRET_KEY = re.compile(r"pass(word|code|phrase)?$|secret|token|cvc|cvv|pin$", re.I)
 MASK = "••••••"
-
-
-def _own_group_dying_with_parent() -> None:
-    """preexec_fn: a new process group (killed as one), and SIGKILL if clawrec dies first."""
-    os.setpgrp()
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def build_prompt(ctx: AgentContext, files: list[str]) -> str:
@@ -156,7 +149,7 @@ class OpenClawAgent:
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv, stdout=out, stderr=err, stdin=asyncio.subprocess.DEVNULL, cwd=str(workspace), env=env,
-                    preexec_fn=_own_group_dying_with_parent)
+                    preexec_fn=new_group_dying_with_parent)
             except OSError as exc:
                 raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
         stopped = ""
@@ -197,21 +190,7 @@ class OpenClawAgent:
 
     @staticmethod
     async def _kill(proc: asyncio.subprocess.Process, grace: float = 1.0) -> None:
-        """SIGTERM the process group, SIGKILL it after `grace` seconds (by PID, never by name)."""
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                await asyncio.wait_for(proc.wait(), wait)
-                break
-            except asyncio.TimeoutError:
-                continue
-        try:  # children left in the group after the leader exited
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        await end_group(proc.pid, proc.wait, grace)
 
     @staticmethod
     def _result(code: int | None, stdout_path: Path, steps: int, stopped: str, timeout_s: int) -> AgentResult:
