@@ -113,7 +113,7 @@ def _loop(tr: Trajectory) -> Step | None:
     ms = tr.meaningful
     for i in range(len(ms) - LOOP_REPEATS + 1):
         window = ms[i:i + LOOP_REPEATS]
-        if len({(s.key, str(s.value)) for s in window}) == 1 and window[0].type != "fill":
+        if len({(s.key, str(s.value)) for s in window}) == 1 and window[0].type not in ("fill", "navigate"):
             return window[0]
     calls = [m for m in tr.run.agent if m.role == "tool_call"]
     for i in range(len(calls) - LOOP_REPEATS + 1):
@@ -184,8 +184,8 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
             return Cause("limit", f"{stop or 'limit reached'}; the last step was {_where(tr, last)}"
                          + (f" {last.describe()}" if last else ""), *_at(tr, last))
         near = next((c for c in failed if "was sent (http.jsonl line" in str(c.detail)), None)
-        if near is not None:
-            return _near_miss(tr, ref, near, rows)
+        if near is not None and (cause := _near_miss(tr, ref, near, rows)) is not None:
+            return cause
         nxt = _next_reference_step(rows)
         return Cause("never_submitted", f"stopped at {_where(tr, last)}"
                      + (f" {last.describe()}" if last else "")
@@ -209,6 +209,16 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
     got = catch_value(catch, path) if path else None
     got = None if got is MISSING else got
     s = value_step(tr, path, got) if path else None
+    if s is None and got in (None, ""):  # left empty: the reference's step that filled it, which the agent skipped
+        row = next((r for r in rows if r.reference is not None and r.status != "same"
+                    and _label_score(path, r.reference)), None)
+        if row is not None:
+            where = f"step {row.agent_step}" if row.agent_step is not None else "the agent"
+            summary = (f"{where} left {row.reference.target} empty: the reference filled it at step "
+                       f"{row.reference_step} ({row.reference.describe()})")
+            return Cause("wrong_value", f"{summary}: {cond.condition} — {cond.detail}" if cond else summary,
+                         *_at(tr, row.agent), {"field": path, "value": got,
+                                               "reference_step": row.reference_step})
     if s is None:  # e.g. a choice made by clicking something that does not show the value: the first difference
         row = next((r for r in rows if r.status in ("value", "differs") and r.agent is not None), None)
         s = row.agent if row else None
@@ -226,16 +236,20 @@ def _value_summary(tr: Trajectory, s: Step | None, path: str, got: Any) -> str:
     return f"{_where(tr, s)} chose {shown!r} ({s.describe()})"
 
 
-def _near_miss(tr: Trajectory, ref: Trajectory | None, near: Any, rows: list[Any]) -> Cause:
+def _near_miss(tr: Trajectory, ref: Trajectory | None, near: Any, rows: list[Any]) -> Cause | None:
     """A request to the rule's URL went out but did not satisfy the rule (an `equals` value differs): the field
-    that differs from the reference's caught payload, and the step that chose it."""
+    that differs from the reference's caught payload, and the step that chose it. None when the request is not
+    that submission at all (most of the reference payload's fields absent: a GraphQL read to the same URL)."""
     run = tr.run
     line = next((e.line for e in near.evidence if e.file == "http.jsonl"), None)
     h = run.http.at_line(line) if line else None
     st = tr.at(h.t if h else None)
     sent = h.body.get("value") if h is not None and isinstance(h.body, dict) else None
     ref_catch = ref.run.interceptions.records[0] if ref is not None and ref.run.interceptions.records else None
-    for path in leaf_paths(ref_catch.body) if ref_catch is not None and isinstance(sent, (dict, list)) else []:
+    paths = leaf_paths(ref_catch.body) if ref_catch is not None and isinstance(sent, (dict, list)) else []
+    if paths and sum(lookup(sent, p) is not MISSING for p in paths) < len(paths) / 2:
+        return None
+    for path in paths:
         got, want = lookup(sent, path), catch_value(ref_catch, path)
         if got is want or (got is not MISSING and want is not MISSING and same(got, want)[0]):
             continue
