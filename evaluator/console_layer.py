@@ -42,7 +42,8 @@ def read_console(run_path: Path) -> tuple[list[ConsoleEntry], list[str]]:
     out = []
     for line, r in rows:
         t = r.get("t")
-        out.append(ConsoleEntry(line, float(t) if isinstance(t, (int, float)) else None, str(r.get("kind") or "console"),
+        t = float(t) if isinstance(t, (int, float)) else None
+        out.append(ConsoleEntry(line, t, str(r.get("kind") or "console"),
                                 str(r.get("level") or "log"), str(r.get("text") or ""),
                                 r.get("url") if isinstance(r.get("url"), str) else None,
                                 r.get("target") if isinstance(r.get("target"), str) else None, r))

@@ -66,7 +66,8 @@ class Report:
         layers = m.get("layers") if isinstance(m.get("layers"), dict) else {}
         rows = [("run", run.run_id), ("task", run.task_id), ("agent", run.agent_name), ("status", run.status),
                 ("stop reason", run.stop_reason), ("started", m.get("t0_iso")), ("duration (s)", m.get("duration")),
-                ("steps", f"{len(self.tr.steps)} ({'one per agent tool call' if self.tr.mode == 'agent' else 'action bursts'})"),
+                ("steps", f"{len(self.tr.steps)} (" + ("one per agent tool call" if self.tr.mode == "agent"
+                                                      else "action bursts") + ")"),
                 ("versions", ", ".join(f"{k} {str(v).splitlines()[0][:40] if v else ''}" for k, v in versions.items())),
                 ("layers", ", ".join(f"{k}: {v.get('count', v.get('frames', '?'))}" for k, v in layers.items()
                                      if isinstance(v, dict)))]
@@ -119,8 +120,8 @@ class Report:
                             if isinstance(s, dict))
         return (f"<section id=verdict><h2>Verdict: <span class={cls}>{esc(verdict)}</span> "
                 f"<span class=muted>({esc(v.get('judge'))} judge)</span></h2><p>{short(v.get('justification'))}</p>"
-                f"{div_html}<table class=conds>{failed_rows}</table><details><summary>{len(conds) - failed_rows.count('<tr')} "
-                f"conditions met</summary><table class=conds>{met_rows}</table></details>"
+                f"{div_html}<table class=conds>{failed_rows}</table><details><summary>"
+                f"{sum(1 for c in conds if c.get('met'))} conditions met</summary><table class=conds>{met_rows}</table></details>"
                 + (f"<p class=muted>skipped: {esc(skipped)}</p>" if skipped else "") + "</section>")
 
     def toolbar(self) -> str:

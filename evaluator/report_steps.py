@@ -136,7 +136,8 @@ class StepList:
             info = snap.raw["snapshot"]
             tree = info.get("tree") or snap.content
             snap_html = (f"<details class=snap open><summary>accessibility snapshot the agent took "
-                         f"{short(info.get('url') or '', 200)}</summary><pre>{short(tree, SNAPSHOT_CAP)}</pre></details>")
+                         f"{short(info.get('url') or '', 200)}</summary><pre>{short(tree, SNAPSHOT_CAP)}</pre>"
+                         "</details>")
         seqs = [a.seq for a in st.actions if a.seq is not None]
         seq = f"seq {seqs[0]}–{seqs[-1]}" if len(seqs) > 1 else (f"seq {seqs[0]}" if seqs else "")
         body = (f"<div class=shots>{self._img(before, 'before')}{self._img(after, 'after')}</div>{snap_html}"

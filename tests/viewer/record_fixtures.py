@@ -4,7 +4,8 @@ and agents/travel_steps.py (one logged tool call per browser action), trimmed li
 
     .venv/bin/python tests/viewer/record_fixtures.py   # ~20 s per run; needs Chromium
 
-- v01-dough: skips the harmless "Nonstop only" filter and "Cheapest" sort, then types the last name "Dough" for "Doe" (wrong value).
+- v01-dough: skips the harmless "Nonstop only" filter and "Cheapest" sort, then types the last name "Dough" for
+  "Doe" (wrong value).
 - v02-claims-done: stops on the review page and says it booked the flight (never submitted + self-report gap).
 """
 

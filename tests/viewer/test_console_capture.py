@@ -21,7 +21,8 @@ console.error('failed: /api/x?access_token=abc123def and ' + new URLSearchParams
 new Worker('/worker.js');
 setTimeout(() => { throw new Error('boom in page'); }, 0);
 fetch('/missing.png').catch(() => 0);
-const f = document.createElement('iframe'); f.src = 'http://localhost:' + location.port + '/frame'; document.body.append(f);
+const f = document.createElement('iframe');
+f.src = 'http://localhost:' + location.port + '/frame'; document.body.append(f);
 window.addEventListener('message', () => {
   for (let i = 0; i < 60; i++) console.warn('spam ' + i);
   document.getElementById('state').textContent = 'done';

@@ -174,7 +174,8 @@ def test_side_by_side_marks_the_divergence_that_explains_the_failure(run, report
     page.locator("#diagnosis a.go").click()
     cause = json.loads((run / "diagnosis.json").read_text())["cause"]
     assert page.locator("details.step.selected").get_attribute("data-n") == str(cause["step"])
-    assert 'Last name" = "Dough"' in page.locator("details.step.selected summary").inner_text() and in_view(page, "video")
+    assert 'Last name" = "Dough"' in page.locator("details.step.selected summary").inner_text()
+    assert in_view(page, "video")
 
 
 def test_a_report_moved_away_from_its_run_still_plays_and_shows_screenshots(run, reports, open_page, tmp_path):

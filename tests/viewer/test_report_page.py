@@ -138,3 +138,15 @@ def test_crashed_run_without_manifest_and_with_a_cut_line_still_renders(tmp_path
     page = (run / "report.html").read_text()
     assert "http.jsonl line 5 is cut (crashed run?)" in page and "manifest.json: missing" in page
     assert "api/contact" in page and page.count("is cut") == 1 and "no video recorded" in page
+
+
+def test_self_report_gap_and_where_it_stopped_are_on_top(tmp_path, capsys):
+    run = tmp_path / "v02"
+    shutil.copytree(REAL / "v02-claims-done", run)
+    assert main(["diagnose", str(run), "--reference", str(REAL / "reference")]) == 0
+    capsys.readouterr()
+    page = write_report(run).read_text()
+    top = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page[page.index("<section class=diag"):
+                                                               page.index("<section id=verdict")])).split())
+    assert top.startswith("Failure: never submitted stopped at step 21 (seq 75) click button \"Continue to review\"")
+    assert "self-report gap : the agent said Done: I booked your flight" in top
