@@ -1,7 +1,7 @@
 """Attach to every target before it runs: pages, popups, iframes (cross-site ones are their own targets), dedicated,
 shared and service workers.
 
-Why this shape (measured, ../shared/notes/browser-and-cdp.md): auto-attach with waitForDebuggerOnStart + flatten at
+Why this shape (measured on Debian Chromium): auto-attach with waitForDebuggerOnStart + flatten at
 browser level and again on every session; the preparation commands (Network, Fetch, guard script) are PIPELINED
 before `Runtime.runIfWaitingForDebugger` so Chrome applies them before the target runs a single request (awaiting
 them one by one stalled a paused service worker ~15 s). A service worker attaches twice (browser level and under

@@ -20,7 +20,7 @@ from pathlib import Path
 
 CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
 
-# Quiet, offline-safe flags measured on this machine kind (../shared/notes/browser-and-cdp.md).
+# Quiet, offline-safe flags (measured: without the background-networking ones, Chromium keeps dialing out).
 BASE_FLAGS = [
     "--no-first-run",
     "--no-default-browser-check",

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from taskspec.model import (
-    CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, Environment, Limits, Respond,
+    CATEGORIES, ENVIRONMENT_KINDS, HTTP_METHODS, SPEC_VERSION, WEBSOCKET_PREFIXES, EnvironmentSpec, Limits, Respond,
     Rule, Spec, glob_problem,
 )
 from taskspec import secrets as spec_secrets
@@ -172,7 +172,7 @@ class FieldChecker:
         steps = self.number(limits["steps"], ("limits", "steps"), True) if "steps" in limits else None
         return Limits(time_s=float(time_s or defaults.time_s), steps=int(steps or defaults.steps))
 
-    def check_environment(self, value: Any) -> Environment:
+    def check_environment(self, value: Any) -> EnvironmentSpec:
         path = ("environment",)
         env = self.mapping(value, path, required=("kind",)) or {}
         kind_ = env.get("kind")
@@ -187,7 +187,7 @@ class FieldChecker:
             from taskspec.check_salesforce import check_salesforce_options
 
             check_salesforce_options(self, options, path)
-        return Environment(kind=kind_ if isinstance(kind_, str) else "live", options=options)
+        return EnvironmentSpec(kind=kind_ if isinstance(kind_, str) else "live", options=options)
 
     def check_rule(self, value: Any, index: int) -> Rule | None:
         path: FieldPath = ("intercept", index)
@@ -328,7 +328,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
     expect = c.mapping(doc.get("expect", {}), ("expect",)) or {}
     clawbench = c.mapping(doc.get("clawbench", {}), ("clawbench",)) or {}
     judge_context = c.string_map(doc["judge_context"], ("judge_context",)) if "judge_context" in doc else {}
-    environment = c.check_environment(doc["environment"]) if "environment" in doc else Environment()
+    environment = c.check_environment(doc["environment"]) if "environment" in doc else EnvironmentSpec()
     if "answer" in doc:
         from taskspec.check_answer import check_answer
 

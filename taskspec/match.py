@@ -25,7 +25,7 @@ def query_params(url: str) -> dict[str, Any]:
     return form_dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
-def candidates(body: Body, url: str) -> list[Any]:
+def body_candidates(body: Body, url: str) -> list[Any]:
     """What the rule's paths look into: each element of a batched list, the body, or the URL query."""
     if body.kind == "empty":
         return [query_params(url)]
@@ -64,7 +64,7 @@ def matches(rule: Rule, method: str, url: str, body: Body) -> bool:
             return False
     if not needs_body(rule):
         return True
-    return any(satisfies(rule, c) for c in candidates(body, url))
+    return any(satisfies(rule, c) for c in body_candidates(body, url))
 
 
 def first_match(rules: Iterable[Rule], method: str, url: str, body: Body) -> Rule | None:

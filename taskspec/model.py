@@ -1,4 +1,4 @@
-"""The task spec (YAML `version: 1`, ../shared/DESIGN.md): typed objects every package reads.
+"""The task spec (YAML `version: 1`; the format is README "Task specs" and DESIGN.md): typed objects every package reads.
 
 This module is pure data (no browser, no I/O), so evaluator and clawrec may import it. Loading and full
 validation with FILE:LINE messages live in taskspec/check.py (`load_spec`, `load_specs`).
@@ -137,7 +137,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Environment:
+class EnvironmentSpec:
     kind: str = "live"
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -171,7 +171,7 @@ class Spec:
     volatile: tuple[str, ...] = ()
     exact: tuple[str, ...] = ()     # payload fields the judge compares verbatim (case and whitespace count)
     reference: Path | None = None
-    environment: Environment = field(default_factory=Environment)
+    environment: EnvironmentSpec = field(default_factory=EnvironmentSpec)
     raw: dict[str, Any] = field(default_factory=dict)
     judge_context: dict[str, str] = field(default_factory=dict)  # extra text for the LLM judge (e.g. rubric)
     clawbench: dict[str, Any] = field(default_factory=dict)      # provenance of an imported ClawBench task

@@ -1,4 +1,4 @@
-"""Where OpenClaw is installed and the one config file a run gives it (../shared/notes/openclaw.md has the facts).
+"""Where OpenClaw is installed and the one config file a run gives it.
 
 Why a config of our own per run: OpenClaw must attach to OUR browser (attachOnly, never launch one), see only its
 `browser` tool, and call the model endpoint named by the environment (it ignores ANTHROPIC_BASE_URL by itself), so

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
-from clawrec.agents.replay_plan import (ReplayError, Step, build_plan, load_actions, map_url, origin_map,
+from clawrec.agents.replay_plan import (ReplayError, ReplayStep, build_plan, load_actions, map_url, origin_map,
                                         recorded_context)
 
 FIND_TIMEOUT = 15.0      # seconds to wait for a step's target to appear
@@ -121,7 +121,7 @@ class Player:
         self.tabs: dict[Any, Any] = {}
         self.page = context.pages[0] if context.pages else None
 
-    async def page_for(self, step: Step) -> Any:
+    async def page_for(self, step: ReplayStep) -> Any:
         live = [p for p in self.context.pages if not p.is_closed()]
         if step.tab is not None and step.tab in self.tabs and not self.tabs[step.tab].is_closed():
             self.page = self.tabs[step.tab]
@@ -142,7 +142,7 @@ class Player:
             self.page = live[-1] if live else await self.context.new_page()
         return self.page
 
-    async def frame_for(self, page: Any, step: Step) -> Any:
+    async def frame_for(self, page: Any, step: ReplayStep) -> Any:
         if not step.frame or not step.frame_url:
             return page.main_frame
         want = map_url(step.frame_url, self.mapping) or ""
@@ -158,7 +158,7 @@ class Player:
                 raise ReplayError(f"no frame {want} on {page.url}")
             await asyncio.sleep(0.1)
 
-    async def find(self, step: Step, timeout: float = FIND_TIMEOUT) -> Any:
+    async def find(self, step: ReplayStep, timeout: float = FIND_TIMEOUT) -> Any:
         """A unique, visible element for the step's descriptor (selector, xpath, role+name, text); None if none."""
         page = await self.page_for(step)
         frame = await self.frame_for(page, step)
@@ -187,7 +187,7 @@ class Player:
                 return None
             await asyncio.sleep(0.1)
 
-    async def need(self, step: Step) -> Any:
+    async def need(self, step: ReplayStep) -> Any:
         loc = await self.find(step)
         if loc is None:
             tgt = step.target or {}
@@ -195,7 +195,7 @@ class Player:
                               f"({tgt.get('role')} {tgt.get('name')!r})")
         return loc
 
-    async def do(self, step: Step) -> str:
+    async def do(self, step: ReplayStep) -> str:
         if step.kind == "goto":
             page = await self.page_for(step)
             url = map_url(step.url, self.mapping)

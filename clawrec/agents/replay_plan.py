@@ -28,7 +28,7 @@ class ReplayError(Exception):
 
 
 @dataclass
-class Step:
+class ReplayStep:
     kind: str                       # goto | click | fill | key | select | check | upload | scroll
     t: float                        # when it happened in the recorded run
     seq: int
@@ -73,9 +73,9 @@ def load_actions(run_dir: str | Path) -> list[dict[str, Any]]:
     return sorted(records, key=lambda r: (float(r.get("t", 0)), int(r.get("seq", 0))))
 
 
-def build_plan(actions: list[dict[str, Any]]) -> list[Step]:
+def build_plan(actions: list[dict[str, Any]]) -> list[ReplayStep]:
     """The steps to replay, in order (see the module docstring for what is kept)."""
-    steps: list[Step] = []
+    steps: list[ReplayStep] = []
     used_inputs: set[int] = set()
     started_bursts: set[int] = set()
     for i, rec in enumerate(actions):
@@ -85,14 +85,14 @@ def build_plan(actions: list[dict[str, Any]]) -> list[Step]:
         if kind == "navigate":
             if rec.get("frame", 0) in (0, None) and rec.get("via") != "history" and (
                     rec.get("transition") in TYPED_TRANSITIONS) and str(rec.get("url", "")).startswith("http"):
-                steps.append(Step("goto", url=rec["url"], **{**base, "target": None}))
+                steps.append(ReplayStep("goto", url=rec["url"], **{**base, "target": None}))
         elif kind == "click":
             if rec.get("trusted") is False or not rec.get("detail"):
                 continue  # synthetic: a label's forwarded click, a keyboard activation, a script's el.click()
             tgt = rec.get("target") or {}
             if tgt.get("tag") in ("select", "option") or (tgt.get("tag") == "input" and tgt.get("type") == "file"):
                 continue  # the change record carries the choice; a click would open a native picker
-            steps.append(Step("click", x=rec.get("x"), y=rec.get("y"), **base))
+            steps.append(ReplayStep("click", x=rec.get("x"), y=rec.get("y"), **base))
         elif kind == "keydown":
             key = rec.get("key")
             if key is None and rec.get("masked") or (key and len(key) == 1):
@@ -105,7 +105,7 @@ def build_plan(actions: list[dict[str, Any]]) -> list[Step]:
                     steps.append(_fill_step(actions[j], base))
                 continue
             if key in SPECIAL_KEYS and not (rec.get("ctrl") or rec.get("meta") or rec.get("alt")):
-                steps.append(Step("key", value=key, **base))
+                steps.append(ReplayStep("key", value=key, **base))
         elif kind == "input":
             if i in used_inputs or not _is_text_field(rec.get("target")):
                 continue  # selects, checkboxes and file inputs: their `change` record carries the choice
@@ -114,23 +114,23 @@ def build_plan(actions: list[dict[str, Any]]) -> list[Step]:
         elif kind == "change":
             tgt = rec.get("target") or {}
             if tgt.get("tag") == "select":
-                steps.append(Step("select", value=rec.get("value"), extra={"text": rec.get("text")}, **base))
+                steps.append(ReplayStep("select", value=rec.get("value"), extra={"text": rec.get("text")}, **base))
             elif tgt.get("type") in ("checkbox", "radio"):
-                steps.append(Step("check", value=bool(rec.get("checked")), **base))
+                steps.append(ReplayStep("check", value=bool(rec.get("checked")), **base))
             elif tgt.get("type") == "file":
                 names = [n.strip() for n in str(rec.get("value") or "").split(",") if n.strip()]
-                steps.append(Step("upload", value=names, **base))
+                steps.append(ReplayStep("upload", value=names, **base))
             elif _is_text_field(tgt) and not any(s.kind == "fill" and _same_target(s.target, tgt) and
                                                  s.value == rec.get("value") for s in steps[-3:]):
                 steps.append(_fill_step(rec, base))
         elif kind == "scroll":
             if rec.get("final") and rec.get("y") is not None:
-                steps.append(Step("scroll", x=rec.get("x"), y=rec.get("y"), **base))
+                steps.append(ReplayStep("scroll", x=rec.get("x"), y=rec.get("y"), **base))
     return steps
 
 
-def _fill_step(rec: dict[str, Any], base: dict[str, Any]) -> Step:
-    return Step("fill", value=rec.get("value"), masked=bool(rec.get("masked")),
+def _fill_step(rec: dict[str, Any], base: dict[str, Any]) -> ReplayStep:
+    return ReplayStep("fill", value=rec.get("value"), masked=bool(rec.get("masked")),
                 **{**base, "target": rec.get("target"), "frame_url": rec.get("frame_url") or base["frame_url"]})
 
 
