@@ -93,6 +93,7 @@ def test_org_is_created_when_the_pool_is_empty(sf, tmp_path):
     assert len(created) == 1 and ["-v", "hub"] == created[0][created[0].index("-v"):created[0].index("-v") + 2]
     pool = json.loads(sf.pool_path.read_text())["orgs"]
     assert len(pool) == 1 and pool[0]["lease"] is None and pool[0]["created_by"] == "clawrec"
+    assert pool[0]["expires"] == sf.orgs[pool[0]["alias"]].expires  # the CLI's ExpirationDate (days=1)
     assert prepared.info["org"] == pool[0]["username"] == sf.orgs[pool[0]["alias"]].username
 
 

@@ -145,6 +145,9 @@ def test_lead_save_in_other_shapes_is_caught_and_judged(sf, tmp_path, capsys, sh
     assert [c["rule_index"] for c in caught] == [rule]
     assert {f: record_value(caught[0]["body"], f) for f in LEAD} == LEAD
     assert not aura_saves(org) and not [e for e in org.log if "/ui-api/" in e["path"]]  # never reached the org
+    secrets = [*org.lightning.tokens.values(), *org.lightning.api_sessions]  # aura.token; the UI API's Bearer
+    assert secrets and not [p for p in run_dir.rglob("*") if p.is_file() and any(
+        x.encode() in p.read_bytes() for x in secrets)]
     code, text = judge(capsys, str(run_dir))
     assert code == 0 and "PASS (payload)" in text, text
     judged_with_wrong_email(run_dir, tmp_path, capsys)

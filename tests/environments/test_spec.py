@@ -100,6 +100,13 @@ def test_a_domain_that_never_resolves_is_one_line():
         asked.append(host)
         raise OSError(-2, "Name or service not known")
 
+    from clawrec.environments.salesforce import lightning_url
+
+    # where the browser lands after the frontdoor: awaited too for a new org
+    assert lightning_url("https://ruby-fox-1234.scratch.my.salesforce.com") == \
+        "https://ruby-fox-1234.scratch.lightning.force.com"
+    assert lightning_url("https://acme.my.salesforce.com") == "https://acme.lightning.force.com"
+    assert lightning_url("http://127.0.0.1:41234") is None
     asyncio.run(wait_resolvable("http://127.0.0.1:9/", 1))
     with pytest.raises(EnvironmentFailed, match=r"domain new-org\.my\.salesforce\.com did not resolve within 0\.3 s"):
         asyncio.run(wait_resolvable("https://new-org.my.salesforce.com/", 0.3, every=0.1, resolve=nxdomain))
