@@ -18,7 +18,7 @@ from taskspec.model import Rule, Spec, url_matcher
 from rundir import records as R
 from taskspec import placeholders, volatile
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
-from taskspec.salesforce_save import record_value, saved_record
+from taskspec.salesforce_save import org_specific, record_value, saved_record
 from evaluator.normalize import same
 from rundir.reader import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
@@ -240,7 +240,7 @@ class PayloadJudge:
                 continue
             ok, how = same(a, b, exact=path in exact)
             if not ok and path not in exact and (reason := volatile.value_reason(a, path)
-                                                 or volatile.value_reason(b, path)):
+                                                 or volatile.value_reason(b, path) or org_specific(path, a, b)):
                 self._skip(path, reason)
                 continue
             if not ok:

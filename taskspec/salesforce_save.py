@@ -15,6 +15,7 @@ Rules match on the object only (no Aura descriptor): an unknown descriptor spell
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from taskspec.fieldpath import MISSING, lookup
@@ -27,6 +28,7 @@ SAVE_PATH = "message.actions.*.params.recordRep"
 KEY_PREFIXES = {"Account": "001", "Contact": "003", "Lead": "00Q", "Opportunity": "006", "Case": "500",
                 "Task": "00T", "Event": "00U", "Campaign": "701"}
 SHAPES = ("aura-createRecord", "aura-saveRecord", "ui-api")
+RECORD_ID = re.compile(r"[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?")
 
 
 def save_rules(sobject: str, index: int, respond: Respond | None = None) -> list[Rule]:
@@ -74,3 +76,13 @@ def record_value(body: Any, field: str) -> Any:
     if found is None or field not in found[1]:
         return MISSING
     return found[1][field]
+
+
+def org_specific(field: str, *values: Any) -> str | None:
+    """Why a record field differs between two correct runs on different orgs (or after a reset recreated a seeded
+    record): an id field (`Id`, `AccountId`, `Custom__c` lookups hold ids too, but only `…Id` names are assumed)
+    holding Salesforce record ids (15/18 characters). Linkage is checked by the state judge instead."""
+    if (field == "Id" or field.endswith("Id")) and values and all(
+            isinstance(v, str) and RECORD_ID.fullmatch(v) and any(c.isdigit() for c in v) for v in values):
+        return "a Salesforce record id (differs per org; check linkage with environment.checks)"
+    return None

@@ -173,6 +173,16 @@ def test_land_task_keeps_the_record_for_the_state_judge_then_resets(sf, tmp_path
     assert state["checks"][0]["result"]["count"] == 1
     code, text = judge(capsys, str(run_dir), "--judge", "state")
     assert code == 0 and "PASS (state)" in text, text
+    # Against a reference recorded on another org: the record fields compare, the account's id is org-specific.
+    ref = tmp_path / "reference"
+    shutil.copytree(run_dir, ref)
+    (ref / "interceptions.jsonl").write_text((ref / "interceptions.jsonl").read_text().replace(
+        acme, "0015g00000ABcdEAAT"))
+    code, text = judge(capsys, str(run_dir), "--reference", str(ref))
+    verdict = json.loads((run_dir / "verdict.json").read_text())
+    assert code == 0 and verdict["verdict"] == "PASS", text
+    assert [f["field"] for f in verdict["skipped_fields"]] == ["AccountId"]
+    assert 'Field FirstName equals "Grace"' in [c["condition"] for c in verdict["conditions"]]
     # The same run with the contact on another account fails the check.
     records = state["checks"][0]["result"]["records"]
     records[0]["AccountId"] = "001000000000999AAA"
