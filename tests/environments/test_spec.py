@@ -111,3 +111,21 @@ def test_a_domain_that_never_resolves_is_one_line():
     with pytest.raises(EnvironmentFailed, match=r"domain new-org\.my\.salesforce\.com did not resolve within 0\.3 s"):
         asyncio.run(wait_resolvable("https://new-org.my.salesforce.com/", 0.3, every=0.1, resolve=nxdomain))
     assert len(asked) >= 2 and set(asked) == {"new-org.my.salesforce.com"}
+
+
+def test_bad_helper_and_terminal_are_one_line_each(tmp_path):
+    import pytest
+
+    from taskspec.check import SpecError
+
+    doc = yaml.safe_load(SPEC.read_text())
+    doc.update(terminal="lnd", intercept=[{"salesforce": {"save": ["Lead", "bad name"]}}, {"salesforce": {"sav": 1}}])
+    path = tmp_path / "sf-create-lead.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    assert sorted(p.split(": ", 1)[1] for p in map(str, err.value.problems)) == [
+        "intercept.0.salesforce.save.1: must be an sObject API name (Lead, Custom__c), got 'bad name'",
+        "intercept.1.salesforce.sav: unknown key; did you mean 'save'?",
+        "intercept.1.salesforce.save: missing required field",
+        "terminal: must be one of block, land, got 'lnd'"]
