@@ -23,10 +23,7 @@ setTimeout(() => { throw new Error('boom in page'); }, 0);
 fetch('/missing.png').catch(() => 0);
 const f = document.createElement('iframe');
 f.src = 'http://localhost:' + location.port + '/frame'; document.body.append(f);
-window.addEventListener('message', () => {
-  for (let i = 0; i < 60; i++) console.warn('spam ' + i);
-  document.getElementById('state').textContent = 'done';
-});
+window.addEventListener('message', () => { document.getElementById('state').textContent = 'done'; });
 </script></body></html>"""
 FRAME = "<script>console.info('from the iframe'); parent.postMessage('x', '*');</script>"
 WORKER = "console.debug('from the worker');"
@@ -51,6 +48,11 @@ async def _serve() -> tuple[web.AppRunner, int]:
     return runner, site._server.sockets[0].getsockname()[1]
 
 
+def _text(run_dir) -> str:
+    p = run_dir / CONSOLE
+    return p.read_text() if p.exists() else ""
+
+
 def test_console_of_every_target_on_the_run_clock_redacted_and_capped(browser, tmp_path, monkeypatch):
     monkeypatch.setattr(console, "MAX_ENTRIES", 40)
 
@@ -67,6 +69,12 @@ def test_console_of_every_target_on_the_run_clock_redacted_and_capped(browser, t
                 await page.goto(f"http://127.0.0.1:{port}/?s={SECRET}")
                 await page.wait_for_function("document.getElementById('state').textContent === 'done'",
                                              timeout=30_000)
+                # every target's entries are on disk (flushed within 0.2 s) before the page floods the console
+                deadline = asyncio.get_running_loop().time() + 30
+                while not all(w in _text(tmp_path) for w in ("from the iframe", "from the worker", "404", "boom")):
+                    assert asyncio.get_running_loop().time() < deadline, _text(tmp_path)
+                    await asyncio.sleep(0.1)
+                await page.evaluate("() => { for (let i = 0; i < 60; i++) console.warn('spam ' + i); }")
                 await asyncio.sleep(0.5)
                 end = clock.now()
                 await pw.close()
