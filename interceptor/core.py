@@ -11,7 +11,6 @@ Public API (interceptor/README.md):
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import logging
 import time
@@ -24,6 +23,7 @@ from taskspec import match, payload
 from interceptor.cdp import CDPError, Connection, Session, browser_ws_url
 from interceptor.console import ConsoleLog
 from interceptor.failclosed import FailClosed
+from interceptor.paused import PausedRequest
 from interceptor.frames import Frames
 from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
@@ -84,7 +84,7 @@ class Interceptor:
         self._detached = False
         self._files_done = False
         self._deciding: set[asyncio.Task] = set()
-        self._held: dict[str, tuple[Session, str]] = {}  # paused, not yet answered: requestId -> (session, url)
+        self._held: dict[str, PausedRequest] = {}  # paused, not yet answered (requestId)
 
     # ---- lifecycle -------------------------------------------------------------------------------------------
     async def attach(self, browser: str) -> None:
@@ -116,8 +116,9 @@ class Interceptor:
             self._closing = True  # from now on every paused request is failed (see _paused)
             if self._deciding:
                 await asyncio.wait(list(self._deciding), timeout=5)
-            for request_id, (session, _url) in list(self._held.items()):
-                session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            for held in list(self._held.values()):
+                if held.answer is None:
+                    held.fail(caught=False)
             self._held.clear()
         if keep_attached:
             self._finish_files()
@@ -203,26 +204,26 @@ class Interceptor:
         """Fetch.requestPaused, in the reader loop: continue at once unless URL and method can match."""
         self.stats["paused"] += 1
         req = params["request"]
-        request_id = params["requestId"]
+        paused = PausedRequest(session, params, self.http.mark_intercepted if self.http is not None else None)
         if self._closing:
-            session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            paused.fail(caught=False)
             return
         t0 = time.perf_counter()
         rules = [r for r in self.http_rules if match.could_match(r, req["method"], req["url"])]
         if not rules:
             self.stats["continued"] += 1
-            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            paused.continue_()
             if len(self.continue_us) < 100_000:
                 self.continue_us.append((time.perf_counter() - t0) * 1e6)
             return
-        self._held[request_id] = (session, req["url"])
-        task = session.spawn(self._decide(session, params, rules), f"decide:{request_id}")
+        self._held[paused.request_id] = paused
+        task = session.spawn(self._decide(paused, rules), f"decide:{paused.request_id}")
         self._deciding.add(task)
         task.add_done_callback(self._deciding.discard)
 
-    async def _decide(self, session: Session, params: dict[str, Any], rules: list[Rule]) -> None:
+    async def _decide(self, paused: PausedRequest, rules: list[Rule]) -> None:
+        session, params = paused.session, paused.params
         req = params["request"]
-        request_id = params["requestId"]
         raw, complete = payload.entries_bytes(req)
         if req.get("hasPostData") and not raw and params.get("networkId"):
             try:  # Chrome leaves large bodies out of requestPaused
@@ -242,22 +243,21 @@ class Interceptor:
             # terminal URL we cannot check is held back (fail closed).
             rule, undecidable = rules[0], True
             self.stats["undecidable"] += 1
+        self._held.pop(paused.request_id, None)
+        closed = paused.answer is not None  # close() failed it while we decided: blocked, and recorded if a catch
         if rule is None:
-            self._held.pop(request_id, None)
-            self.stats["continued"] += 1
-            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            if not closed:
+                self.stats["continued"] += 1
+                paused.continue_()
             return
-        land = self.land and not undecidable
+        land = self.land and not undecidable and not closed
         if land and params.get("networkId") in self._landed:  # a landed request paused again at the other level
-            self._held.pop(request_id, None)
-            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
+            paused.continue_()
             return
         if land and params.get("networkId"):
             self._landed.add(params["networkId"])
-        action = self._answer(session, request_id, rule, land=land)
-        self._held.pop(request_id, None)
-        if self.http is not None and params.get("networkId"):  # now, before Network.loadingFailed can arrive
-            self.http.mark_intercepted(params["networkId"], action)
+        # the answer marks the HTTP log now, before Network.loadingFailed can arrive
+        action = "blocked" if closed else self._answer(paused, rule, land=land)
         if session.id is None and self.conn is not None:  # paused at browser level: attribute to its target
             session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
                            session)
@@ -300,23 +300,17 @@ class Interceptor:
             return referer
         return current
 
-    def _answer(self, session: Session, request_id: str, rule: Rule, land: bool = False) -> str:
+    def _answer(self, paused: PausedRequest, rule: Rule, land: bool = False) -> str:
         if land:  # spec `terminal: land`: recorded, then sent on to the site (a state judge decides; issue 14)
-            session.send_quiet("Fetch.continueRequest", {"requestId": request_id})
-            return "landed"
+            return paused.continue_(landed=True)
         r = rule.respond
         if r.action == "fulfill":
             body = json.dumps(r.json).encode() if r.json is not None else (r.body or "").encode()
             headers = dict(r.headers)
             if r.json is not None:
                 headers.setdefault("Content-Type", "application/json")
-            session.send_quiet("Fetch.fulfillRequest", {
-                "requestId": request_id, "responseCode": r.status,
-                "responseHeaders": [{"name": k, "value": str(v)} for k, v in headers.items()],
-                "body": base64.b64encode(body).decode()})
-            return "fulfilled"
-        session.send_quiet("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
-        return "blocked"
+            return paused.fulfill(r.status, headers, body)
+        return paused.fail()
 
     def _ws_caught(self, session: Session, rule: Rule, message: dict[str, Any]) -> None:
         """A WebSocket message dropped by the guard (interceptor/wsguard.py)."""
@@ -344,8 +338,6 @@ class Interceptor:
         record = self.writer.write(record)
         self.catches.append(record)
         self.stats["caught"] += 1
-        if self.http is not None and record.get("network_id"):
-            self.http.mark_intercepted(record["network_id"], record["action"])
         if record["action"] != "landed":  # a landed save does not end the run: later steps may build on it
             self.caught.set()
         if self.on_catch is not None:
