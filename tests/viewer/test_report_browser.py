@@ -92,9 +92,9 @@ def video_time_is(page: Page, run_t: float) -> None:
                            "parseFloat(v.dataset.start) - t) < 0.05 }", arg=run_t, timeout=10_000)
 
 
-def in_view(page: Page, selector: str) -> bool:
-    return page.evaluate("s => { const r = document.querySelector(s).getBoundingClientRect(); return r.top >= 0 && "
-                         "r.bottom <= innerHeight && r.height > 50 }", selector)
+def in_view(page: Page, selector: str, min_height: int = 50) -> bool:
+    return page.evaluate("([s, h]) => { const r = document.querySelector(s).getBoundingClientRect(); "
+                         "return r.top >= 0 && r.bottom <= innerHeight && r.height > h }", [selector, min_height])
 
 
 def test_clicking_the_caught_step_seeks_the_video_which_stays_in_view(reports, open_page):
@@ -107,6 +107,10 @@ def test_clicking_the_caught_step_seeks_the_video_which_stays_in_view(reports, o
     assert in_view(page, "video") and page.evaluate("scrollY") > 0  # the page scrolled, the video did not
     assert "confirm and book" in page.locator("#cur-title").inner_text().lower()
     shot(page, "caught-step.png")
+    # the verdict's evidence link jumps to the record it names: the caught request, shown in the request panel
+    page.locator("#verdict a.ev", has_text="interceptions.jsonl line 1").first.click()
+    assert "caught request" in page.locator("#reqpanel").inner_text()
+    assert page.locator("#rec-interceptions-jsonl-1").is_visible()
     # the caught request in the request panel: matched rule and the decoded payload with the wrong value
     caught.locator("tr.caught.req").first.click()
     panel = page.locator("#reqpanel").inner_text()
@@ -129,6 +133,7 @@ def test_film_strip_and_lane_ticks_seek_and_playing_moves_the_highlight(reports,
     page.evaluate("() => { const v = document.querySelector('video'); v.muted = true; v.playbackRate = 2; v.play() }")
     page.wait_for_function("() => +document.querySelector('details.step.current').dataset.n >= 6", timeout=20_000)
     page.evaluate("() => document.querySelector('video').pause()")
+    assert in_view(page, "details.step.current > summary", 10)  # the list scrolled to it
 
 
 def test_collapsed_steps_fit_a_few_screens_and_a_step_opens_to_its_layers(reports, open_page):
