@@ -46,7 +46,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 def _union_spec(urls: dict[str, str]):
     from clawrec.taskfile import expand_sites
-    from taskspec.check import load_spec
+    from taskspec.load import load_spec
 
     specs = [expand_sites(load_spec(ROOT / "specs" / "demo" / f"{t}.yaml"), urls) for t in TASKS]
     rules = [dataclasses.replace(r, index=i) for i, r in enumerate(r for s in specs for r in s.intercept)]

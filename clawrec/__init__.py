@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "arun_task": "clawrec.api", "run_task": "clawrec.api", "RunOutcome": "clawrec.pipeline",
-    "load_spec": "taskspec.check", "SpecError": "taskspec.yaml_source", "judge_run": "evaluator.judge",
+    "load_spec": "taskspec.load", "SpecError": "taskspec.yaml_source", "judge_run": "evaluator.judge",
     "RunDir": "rundir.reader", "Interceptor": "interceptor.core", "ClawrecError": "clawrec.errors",
     "UsageError": "clawrec.errors",
 }

@@ -26,7 +26,7 @@ def load_task(path: str, allow_outside_files: bool = False) -> Spec:
     """The validated spec with its `{env: NAME}` values read from the environment; a bad or unreadable file, or a
     variable that is not set, is one UsageError line (the first problem, and how many more). `allow_outside_files`:
     its `files` may lie outside the spec's folder (`--allow-outside-files`)."""
-    from taskspec.check import SpecError, load_spec
+    from taskspec.load import SpecError, load_spec
     from taskspec.secrets import resolve_env
 
     try:

@@ -1,7 +1,7 @@
 """The task spec (YAML `version: 1`; the format is README "Task specs" and DESIGN.md): typed objects every package reads.
 
 This module is pure data (no browser, no I/O), so evaluator and clawrec may import it. Loading and full
-validation with FILE:LINE messages live in taskspec/check.py (`load_spec`, `load_specs`).
+validation with FILE:LINE messages live in taskspec/check.py, reading files in taskspec/load.py (`load_spec`, `load_specs`).
 
 URL matching (what `Rule.matches_url` does, and what the interceptor's matcher uses):
 - `url` is a glob matched against the whole URL: `*` matches within one path segment (never `/`), `**` matches

@@ -11,7 +11,7 @@ from rundir import manifest as M
 from clawrec.errors import UsageError, check_creatable
 from taskspec.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
 from taskspec.model import CATEGORIES
-from taskspec.check import SpecError, load_spec
+from taskspec.load import SpecError, load_spec
 
 
 def describe(n: int, c: Candidate) -> str:

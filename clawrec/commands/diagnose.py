@@ -14,7 +14,7 @@ from clawrec.errors import UsageError
 from evaluator.diagnose import DIAGNOSIS, Diagnosis, diagnose as run_diagnosis
 from evaluator.errors import EvaluatorError, RunDirError
 from rundir.reader import RunDir
-from taskspec.check import SpecError, load_spec
+from taskspec.load import SpecError, load_spec
 from taskspec.model import Spec
 
 STYLE = {"same": "green", "value": "yellow", "differs": "red", "extra": "magenta", "missing": "magenta"}

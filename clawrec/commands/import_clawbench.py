@@ -18,7 +18,7 @@ from taskspec.clawbench import SUITE_PREFIX, Conversion, SharedUser, convert_tas
 from taskspec.clawbench_user import (
     ProfileError, profile_email, profile_file_data, resume_lines, user_from_profile,
 )
-from taskspec.check import SpecError, load_spec
+from taskspec.load import SpecError, load_spec
 from taskspec.yaml_source import LineMap, Problem, read_yaml
 
 SUITES = tuple(SUITE_PREFIX)

@@ -14,7 +14,7 @@ from evaluator.judge import JUDGE_KINDS, judge_run
 from evaluator.llm_judge import DEFAULT_MODEL, LLMJudgeConfig
 from rundir.reader import RunDir
 from taskspec.model import Spec
-from taskspec.check import SpecError, load_spec, load_specs
+from taskspec.load import SpecError, load_spec, load_specs
 from rundir import records as R
 
 

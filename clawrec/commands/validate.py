@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from taskspec.check import SpecError, load_specs
+from taskspec.load import SpecError, load_specs
 
 
 @click.command("validate")

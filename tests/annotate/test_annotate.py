@@ -14,7 +14,7 @@ from clawrec.cli import main
 from clawrec.taskfile import expand_sites
 from taskspec import match
 from taskspec.payload import Body
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 

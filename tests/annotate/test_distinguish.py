@@ -16,7 +16,7 @@ from clawrec.taskfile import expand_sites
 from taskspec import match
 from taskspec.annotate import leaves
 from taskspec.payload import Body
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 
 HERE = Path(__file__).resolve().parent
 REAL = HERE.parent / "fixtures" / "runs" / "real"

@@ -26,7 +26,7 @@ from taskspec import annotate as A
 from taskspec import match
 from interceptor.core import Interceptor
 from taskspec.payload import Body
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from recorder.browser import launch_browser
 from rundir.records import INTERCEPTIONS
 from rundir.records import read_jsonl as _read_jsonl

@@ -41,6 +41,6 @@ def imported_corpus(tmp_path_factory) -> tuple[Path, Path, str, str]:
 @pytest.fixture(scope="session")
 def corpus_specs(imported_corpus) -> list:
     """The imported specs, loaded (and so checked) once for every test that reads them."""
-    from taskspec.check import load_specs
+    from taskspec.load import load_specs
 
     return load_specs([imported_corpus[1]])

@@ -12,7 +12,7 @@ from clawrec.answer_page import answer_spec, serve_answer_page
 from clawrec.cli import main
 from evaluator.llm_judge import LLMJudgeConfig
 from evaluator.verdict import read_verdict
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from tests.evaluator.anthropic_server import ScriptedAnthropic, reply, tool_use
 
 SPEC = """version: 1

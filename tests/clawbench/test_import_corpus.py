@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from clawrec.cli import main
-from taskspec.check import load_specs
+from taskspec.load import load_specs
 from taskspec.clawbench_categories import GROUPS, category_for, markdown_table
 from taskspec.clawbench_user import EMAIL_ENV, EMAIL_PASSWORD_ENV
 from taskspec.model import CATEGORIES

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from clawrec.cli import main
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from taskspec.clawbench import PLACEHOLDER, convert_task, host_from_pattern, search_to_fullmatch, slugify, task_id_for
 from taskspec.clawbench_categories import METACLASS_CATEGORY, category_for
 from taskspec.model import CATEGORIES

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover
 
 import pytest
 
-from taskspec.check import load_specs
+from taskspec.load import load_specs
 from taskspec.clawbench import PLACEHOLDER
 from taskspec.match import first_match
 from taskspec.payload import decode

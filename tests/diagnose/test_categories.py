@@ -11,7 +11,7 @@ import pytest
 
 from evaluator.diagnose import diagnose
 from evaluator.failure import CATEGORIES
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 
 RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 EXPECTED = {  # run -> category (anything labelled PASS: None)

@@ -13,7 +13,7 @@ import pytest
 from clawrec.cli import main
 from evaluator.diagnose import DIAGNOSIS, align, diagnose, steps
 from rundir.reader import RunDir
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "real" / "travel"

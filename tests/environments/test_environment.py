@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from clawrec.environments import EnvironmentFailed, create_environment
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from tests.environments.helpers import SPEC, write_spec
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import yaml
 
 from clawrec.environments import create_environment
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from taskspec.match import first_match
 from taskspec.payload import decode
 from taskspec.salesforce_save import record_value, saved_record
@@ -116,7 +116,7 @@ def test_a_domain_that_never_resolves_is_one_line():
 def test_bad_helper_and_terminal_are_one_line_each(tmp_path):
     import pytest
 
-    from taskspec.check import SpecError
+    from taskspec.load import SpecError
 
     doc = yaml.safe_load(SPEC.read_text())
     doc.update(terminal="lnd", intercept=[{"salesforce": {"save": ["Lead", "bad name"]}}, {"salesforce": {"sav": 1}}])

@@ -17,7 +17,7 @@ from clawrec.environments.sf_pool import OrgPool
 from evaluator.errors import JudgeError
 from evaluator.state_judge import judge_state
 from rundir.reader import RunDir
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from tests.environments.helpers import SPEC, write_spec
 
 CONTACT_SPEC = SPEC.parent / "sf-create-contact.yaml"

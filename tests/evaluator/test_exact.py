@@ -16,7 +16,7 @@ from clawrec.cli import main
 from evaluator.normalize import same
 from evaluator.payload_judge import judge_payload
 from rundir.reader import RunDir
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from tests.evaluator.helpers import RUNS
 
 REAL = RUNS / "real" / "social-status"

@@ -13,7 +13,7 @@ import pytest
 
 from clawrec.taskfile import expand_sites
 from interceptor.core import Interceptor
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from recorder.browser import launch_browser
 from rundir.records import HTTP, INTERCEPTIONS, read_jsonl
 

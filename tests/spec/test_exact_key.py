@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "version: 1\nid: status\ninstruction: Post a status.\nstart_url: http://127.0.0.1:8801/\n"

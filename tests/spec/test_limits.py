@@ -9,7 +9,7 @@ import pytest
 
 from clawrec.cli import main
 from taskspec import match
-from taskspec.check import load_spec
+from taskspec.load import load_spec
 from taskspec.clawbench import search_to_fullmatch
 from taskspec.limits import MAX_SPEC_BYTES
 from taskspec.model import Rule

@@ -10,7 +10,7 @@ import yaml
 
 from clawrec.cli import main
 from taskspec.model import Respond
-from taskspec.check import SpecError, load_spec, load_specs
+from taskspec.load import SpecError, load_spec, load_specs
 
 FULL = """\
 version: 1
