@@ -27,6 +27,8 @@ BUILTINS: dict[str, str] = {
     "replay": "clawrec.agents.replay:ReplayAgent",
     "openclaw": "clawrec.agents.openclaw:OpenClawAgent",
     "human": "clawrec.agents.human:HumanAgent",
+    "null": "clawrec.agents.null:NullAgent",
+    "random": "clawrec.agents.random:RandomAgent",
 }
 
 

@@ -1,0 +1,102 @@
+"""Judge agreement with human labels and between judges: agreement, Cohen's κ, precision/recall of PASS.
+
+LABELS.csv has a header with `run` (a run directory, relative to the bench folder or absolute) and `label`
+(PASS|FAIL, case-insensitive); other columns are ignored. Each run's verdict.json gives the judges' answers: a
+`--judge both` verdict carries both the payload and the LLM judge's, so one bench gives every pair. Runs without a
+verdict (or whose judge was inconclusive) are counted as missing, not as disagreement.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from clawrec.errors import UsageError
+
+HUMAN = "human"
+
+
+def read_labels(path: Path, root: Path) -> dict[Path, bool]:
+    """run dir (resolved) → label is PASS. Bad rows are one UsageError naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    reader = csv.DictReader(text.splitlines())
+    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    if "run" not in fields or "label" not in fields:
+        raise UsageError(f"{path}:1: header: needs the columns `run` and `label` (has: {', '.join(fields) or 'none'})")
+    out: dict[Path, bool] = {}
+    for line, raw in enumerate(reader, start=2):
+        rec = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
+        label = rec["label"].upper()
+        if label not in ("PASS", "FAIL"):
+            raise UsageError(f"{path}:{line}: label: {rec['label']!r} is not PASS or FAIL")
+        run = Path(rec["run"])
+        run = (run if run.is_absolute() else root / run).resolve()
+        out[run] = label == "PASS"
+    if not out:
+        raise UsageError(f"{path}: no labelled runs")
+    return out
+
+
+def judge_answers(run: Path) -> dict[str, bool]:
+    """judge name → PASS, from RUN/verdict.json (both judges' when it is a `both` verdict)."""
+    try:
+        v = json.loads((run / "verdict.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(v, dict) or v.get("verdict") not in ("PASS", "FAIL"):
+        return {}
+    out = {str(v.get("judge") or "judge"): v["verdict"] == "PASS"}
+    for name, sub in (v.get("judges") or {}).items():
+        if isinstance(sub, dict) and sub.get("verdict") in ("PASS", "FAIL"):
+            out[name] = sub["verdict"] == "PASS"
+    return out
+
+
+def compare(a: list[bool], b: list[bool]) -> dict[str, Any]:
+    """Agreement, Cohen's κ, and precision/recall of `a` taking `b` as the truth (PASS = positive)."""
+    n = len(a)
+    if n == 0:
+        return {"n": 0, "agreement": None, "kappa": None, "precision": None, "recall": None}
+    tp = sum(x and y for x, y in zip(a, b))
+    fp = sum(x and not y for x, y in zip(a, b))
+    fn = sum(not x and y for x, y in zip(a, b))
+    agree = sum(x == y for x, y in zip(a, b)) / n
+    pa, pb = sum(a) / n, sum(b) / n
+    chance = pa * pb + (1 - pa) * (1 - pb)
+    kappa = 1.0 if chance == 1 else (agree - chance) / (1 - chance)
+    return {"n": n, "agreement": agree, "kappa": kappa,
+            "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
+            "confusion": {"tp": tp, "fp": fp, "fn": fn, "tn": n - tp - fp - fn}}
+
+
+def agreement(labels_path: Path, root: Path) -> dict[str, Any]:
+    labels = read_labels(labels_path, root)
+    answers = {run: {HUMAN: lab, **judge_answers(run)} for run, lab in labels.items()}
+    judges = sorted({j for a in answers.values() for j in a if j != HUMAN})
+    pairs = []
+    for x, y in [(j, HUMAN) for j in judges] + list(itertools.combinations(judges, 2)):
+        both = [(a[x], a[y]) for a in answers.values() if x in a and y in a]
+        stats = compare([p for p, _ in both], [q for _, q in both])
+        pairs.append({"judge": x, "against": y, **stats})
+    missing = sorted(str(r) for r, a in answers.items() if len(a) == 1)
+    return {"labels": str(labels_path), "runs": len(labels), "judges": judges, "pairs": pairs,
+            "unjudged_runs": missing}
+
+
+def render_text(result: dict[str, Any]) -> str:
+    def f(v: Any) -> str:
+        return "–" if v is None else f"{v:.3f}"
+
+    lines = [f"{'judge':<10} {'against':<10} {'n':>4} {'agree':>7} {'kappa':>7} {'precision':>9} {'recall':>7}"]
+    for p in result["pairs"]:
+        lines.append(f"{p['judge']:<10} {p['against']:<10} {p['n']:>4} {f(p['agreement']):>7} {f(p['kappa']):>7} "
+                     f"{f(p['precision']):>9} {f(p['recall']):>7}")
+    if result["unjudged_runs"]:
+        lines.append(f"{len(result['unjudged_runs'])} labelled run(s) have no verdict (left out)")
+    return "\n".join(lines)

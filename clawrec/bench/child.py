@@ -1,0 +1,150 @@
+"""One run as a `clawrec run … --no-judge` child process, with a hard wall-clock deadline enforced from outside.
+
+Why a child process per run: isolation for free (its own Xvfb via -displayfd, Chromium, CDP port, sites, agent state
+dir under the run directory), and a wedged run (a stopped process, a hung browser, a loop that never yields) can be
+killed with its whole process group by a runner that is not wedged with it. The child also gets PR_SET_PDEATHSIG:
+if the bench itself is killed (even by SIGKILL) its runs die with it, so a resumed bench never races an orphan.
+Everything the child starts (browser, Xvfb, ffmpeg, agent) already dies with the child the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawrec.bench.plan import Slot
+
+TAIL_BYTES = 4000
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to run one slot (plain data: it is shipped to Ray workers as is)."""
+
+    key: str
+    argv: list[str]
+    run_dir: str
+    cwd: str
+    env: dict[str, str]
+    deadline_s: float
+    log_path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ChildResult:
+    exit_code: int | None
+    elapsed: float
+    killed: str = ""               # why the runner killed it ("deadline: …"), empty otherwise
+    error: str = ""                # the child's last `clawrec: …` stderr line, when it failed
+    node: str = ""                 # where it ran (hostname; Ray node id)
+    started: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build_argv(slot: Slot, run_dir: Path, flags: dict[str, Any]) -> list[str]:
+    """`clawrec run SPEC --agent A --run-dir DIR --no-judge` + the pass-through flags, spelled as `clawrec run`."""
+    argv = [sys.executable, "-m", "clawrec.cli", "run", slot.spec.path, "--agent", slot.agent.name,
+            "--run-dir", str(run_dir), "--no-judge"]
+    if slot.agent.model:
+        argv += ["--model", slot.agent.model]
+    for name in ("headless", "no_video", "serve_sites"):
+        if flags.get(name):
+            argv.append("--" + name.replace("_", "-"))
+    for name, opt in (("agent_cmd", "--agent-cmd"), ("replay_from", "--from"), ("grace", "--grace"),
+                      ("time_limit", "--time-limit"), ("reference", "--reference")):
+        if flags.get(name) is not None:
+            argv += [opt, str(flags[name])]
+    return argv
+
+
+def child_env(slot: Slot, attempt: int) -> dict[str, str]:
+    """What a run knows of its place in the bench (the `random` agent seeds from it)."""
+    return {"CLAWREC_BENCH_TRIAL": str(slot.trial), "CLAWREC_BENCH_ATTEMPT": str(attempt),
+            "CLAWREC_BENCH_SLOT": slot.key}
+
+
+def _own_group_dying_with_parent() -> None:
+    """preexec_fn: a new process group (killed as one at the deadline) and SIGKILL when the bench dies."""
+    os.setpgrp()
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the run's process group (by its leader's PID: the group we created)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def last_error(log_path: Path) -> str:
+    """The child's last `clawrec: …` line (its one-line reason for a non-zero exit)."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(log_path) - TAIL_BYTES))
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    return next((ln.strip() for ln in reversed(lines) if ln.startswith("clawrec: ") and " agent started " not in ln),
+                "")
+
+
+def _popen_args(job: Job) -> dict[str, Any]:
+    Path(job.log_path).parent.mkdir(parents=True, exist_ok=True)
+    return {"cwd": job.cwd, "env": {**os.environ, **job.env}, "stdin": subprocess.DEVNULL,
+            "preexec_fn": _own_group_dying_with_parent}
+
+
+async def run_async(job: Job) -> ChildResult:
+    """The local executor's path: spawned on the event loop's thread (PDEATHSIG follows the forking thread)."""
+    started = time.time()
+    with open(job.log_path, "ab") as log:
+        proc = await asyncio.create_subprocess_exec(*job.argv, stdout=log, stderr=log, **_popen_args(job))
+    killed = ""
+    try:
+        await asyncio.wait_for(proc.wait(), job.deadline_s)
+    except asyncio.TimeoutError:
+        killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
+        kill_group(proc.pid)
+        await proc.wait()
+    except asyncio.CancelledError:  # the bench is stopping: end the run with it
+        kill_group(proc.pid)
+        await asyncio.shield(proc.wait())
+        raise
+    kill_group(proc.pid)  # anything the child left in its group
+    return _result(job, proc.returncode, started, killed)
+
+
+def run_sync(job: Job) -> ChildResult:
+    """The same for a worker thread without an event loop (a Ray task)."""
+    started = time.time()
+    with open(job.log_path, "ab") as log:
+        proc = subprocess.Popen(job.argv, stdout=log, stderr=log, **_popen_args(job))
+    killed = ""
+    try:
+        proc.wait(timeout=job.deadline_s)
+    except subprocess.TimeoutExpired:
+        killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
+        kill_group(proc.pid)
+        proc.wait()
+    kill_group(proc.pid)
+    return _result(job, proc.returncode, started, killed)
+
+
+def _result(job: Job, code: int | None, started: float, killed: str) -> ChildResult:
+    import socket
+
+    error = "" if code == 0 else last_error(Path(job.log_path))
+    return ChildResult(exit_code=code, elapsed=round(time.time() - started, 3), killed=killed, error=error,
+                       node=socket.gethostname(), started=started)

@@ -1,0 +1,70 @@
+"""results.jsonl: one row per planned run, rebuilt from the run directories (the single source of truth).
+
+Why rebuilt and not appended: a resumed or re-judged bench must not leave stale rows; the rows are a pure function
+of the plan and what is on disk, so `clawrec bench report DIR` gives the same table as the bench that wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from clawrec.bench.plan import Plan
+from clawrec.bench.state import SlotState, read_slot
+
+RESULTS_FILE = "results.jsonl"
+
+
+def outcome(st: SlotState) -> str:
+    """pass | fail | judge_inconclusive | unjudged | infra | bad_input | todo: what the row counts as."""
+    if st.kind != "done":
+        return st.kind
+    j = st.judge_state
+    return {"PASS": "pass", "FAIL": "fail"}.get(j, j)
+
+
+def _usage(manifest: dict[str, Any]) -> dict[str, Any]:
+    result = manifest.get("agent_result") if isinstance(manifest.get("agent_result"), dict) else {}
+    usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+    return usage
+
+
+def row(root: Path, st: SlotState) -> dict[str, Any]:
+    m = st.manifest
+    usage = _usage(m)
+    result = m.get("agent_result") if isinstance(m.get("agent_result"), dict) else {}
+    judge_usage = (st.verdict or {}).get("usage") or {}
+    duration = m.get("duration") if isinstance(m.get("duration"), (int, float)) else None
+    tokens = None
+    if usage.get("input_tokens") is not None or usage.get("output_tokens") is not None:
+        tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
+    return {
+        "task": st.slot.spec.id, "category": st.slot.spec.category, "agent": st.slot.agent.name,
+        "model": st.slot.agent.model, "label": st.slot.agent.label, "trial": st.slot.trial,
+        "attempts": st.failed_attempts + (0 if st.kind == "todo" else 1),
+        "status": m.get("status") if st.kind != "todo" else None,
+        "stop_reason": st.reason if st.kind != "done" else m.get("stop_reason"),
+        "intercepted": m.get("status") == "intercepted" if st.kind == "done" else None,
+        "verdict": st.judge_state if st.kind == "done" else None,
+        "judge": (st.verdict or st.judge_error or {}).get("judge"),
+        "judge_error": (st.judge_error or {}).get("error"),
+        "outcome": outcome(st), "infra": st.kind == "infra",
+        "duration": duration, "steps": result.get("steps"), "tokens": tokens,
+        "requests": usage.get("requests"), "cost_usd": usage.get("cost_usd"),
+        "judge_cost_usd": judge_usage.get("cost_usd"),
+        "run_dir": os.path.relpath(st.path, root),
+    }
+
+
+def collect(root: Path, plan: Plan) -> list[dict[str, Any]]:
+    return [row(root, read_slot(root, s)) for s in plan.slots()]
+
+
+def write_results(root: Path, rows: list[dict[str, Any]]) -> Path:
+    path = root / RESULTS_FILE
+    tmp = root / f".{RESULTS_FILE}.tmp"
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,178 @@
+"""The bench loop: decide from disk what each slot needs, run N at a time, retry infrastructure failures with
+backoff, judge each run as it finishes, keep results.jsonl current, render the summary at the end.
+
+Why asyncio: the runner waits on many children (or Ray tasks) and a progress display at once; judging (sync SDK
+calls) goes to worker threads so a slow judge never delays the next run's start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawrec.bench.child import Job, build_argv, child_env
+from clawrec.bench.executors import Executor
+from clawrec.bench.judging import judge_slot
+from clawrec.bench.plan import Plan, Slot
+from clawrec.bench.progress import Progress
+from clawrec.bench.report import render
+from clawrec.bench.results import row, write_results
+from clawrec.bench.state import ATTEMPT_FILE, SlotState, move_aside, read_slot, write_json
+from clawrec.errors import ClawrecError
+
+LOCK_FILE = ".bench.lock"
+LOCK_WAIT_S = 30.0
+BACKOFF_MAX_S = 60.0
+JUDGES_AT_ONCE = 2
+
+
+@dataclass
+class BenchOptions:
+    root: Path
+    plan: Plan
+    jobs: int = 1
+    retries: int = 2
+    rerun_failed: bool = False
+    rejudge: bool = False
+    no_judge: bool = False
+    deadline_margin: float = 120.0
+    backoff_s: float = 2.0
+    html: bool = False
+    cwd: str = field(default_factory=os.getcwd)
+
+
+@contextlib.contextmanager
+def bench_lock(root: Path):
+    """One bench per folder. A bench killed a moment ago may still be ending its runs: wait a little for it."""
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ClawrecError(f"{root}: another clawrec bench is running on this folder") from None
+                time.sleep(0.2)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)
+
+
+class Bench:
+    def __init__(self, opts: BenchOptions, executor: Executor, progress: Progress) -> None:
+        self.opts, self.executor, self.progress = opts, executor, progress
+        self.states: dict[str, SlotState] = {}
+        self.judge_sem = asyncio.Semaphore(JUDGES_AT_ONCE)
+        self.run_sem = asyncio.Semaphore(max(1, opts.jobs))
+        self.overhead: list[float] = []
+
+    # --- decisions ------------------------------------------------------------------------------------------------
+    def _needs_judging(self, st: SlotState) -> bool:
+        if self.opts.no_judge or st.kind != "done":
+            return False
+        j = st.judge_state
+        if j == "unjudged":
+            return True
+        if self.opts.rejudge and j == "judge_inconclusive":
+            return True
+        judged_by = (st.verdict or st.judge_error or {}).get("judge")
+        return self.opts.rejudge and judged_by != self.opts.plan.judge
+
+    def _needs_run(self, st: SlotState) -> bool:
+        if st.kind == "todo":
+            return True
+        if st.kind == "infra":
+            return st.failed_attempts < self.opts.retries
+        if st.kind == "done":
+            task = st.manifest.get("task") if isinstance(st.manifest.get("task"), dict) else {}
+            if task.get("spec_sha256") not in (None, st.slot.spec.sha256):  # re-planned: its spec changed
+                return True
+            return self.opts.rerun_failed and st.manifest.get("status") == "agent_error"
+        return False
+
+    # --- one slot -------------------------------------------------------------------------------------------------
+    def _job(self, slot: Slot, attempt: int) -> Job:
+        run_dir = slot.run_dir(self.opts.root)
+        flags = self.opts.plan.run_flags
+        limit = float(flags.get("time_limit") or slot.spec.time_s)
+        return Job(key=slot.key, argv=build_argv(slot, run_dir, flags), run_dir=str(run_dir), cwd=self.opts.cwd,
+                   env=child_env(slot, attempt), deadline_s=limit + self.opts.deadline_margin,
+                   log_path=str(run_dir.with_name(f".{run_dir.name}.log")))
+
+    async def _attempt(self, slot: Slot) -> SlotState:
+        root = self.opts.root
+        path = slot.run_dir(root)
+        if path.exists():
+            move_aside(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        attempt = read_slot(root, slot).failed_attempts + 1
+        job = self._job(slot, attempt)
+        t0 = time.monotonic()
+        self.progress.started(slot.key)
+        res = await self.executor.run(job)
+        t1 = time.monotonic()
+        path.mkdir(parents=True, exist_ok=True)  # a child that died before creating it still leaves a record
+        log = Path(job.log_path)
+        if log.exists():
+            shutil.move(str(log), str(path / "bench.log"))
+        write_json(path / ATTEMPT_FILE, {"attempt": attempt, "exit_code": res.exit_code, "elapsed": res.elapsed,
+                                         "killed": res.killed, "error": res.error, "node": res.node,
+                                         "executor": self.executor.name, "deadline_s": job.deadline_s,
+                                         "argv": job.argv[1:]})
+        st = read_slot(root, slot)
+        self.overhead.append(max(0.0, (time.monotonic() - t1) + ((t1 - t0) - res.elapsed)))
+        return st
+
+    async def _slot(self, slot: Slot, st: SlotState) -> None:
+        tries = 0
+        while self._needs_run(st):
+            if tries:
+                delay = min(BACKOFF_MAX_S, self.opts.backoff_s * 2 ** (tries - 1))
+                self.progress.note(f"{slot.key}: infrastructure failure ({st.reason}); retry in {delay:g} s")
+                await asyncio.sleep(delay)
+            async with self.run_sem:
+                st = await self._attempt(slot)
+            tries += 1
+            self.states[slot.key] = st
+            if st.kind != "infra":
+                break
+        if self._needs_judging(st):
+            async with self.judge_sem:
+                self.progress.judging(slot.key)
+                await asyncio.to_thread(judge_slot, st, self.opts.plan.judge,
+                                        self.opts.plan.run_flags.get("reference"))
+        self.states[slot.key] = st
+        self.progress.finished(slot.key, row(self.opts.root, st))
+        write_results(self.opts.root, [row(self.opts.root, s) for s in self.states.values()])
+
+    async def run(self) -> dict[str, Any]:
+        slots = self.opts.plan.slots()
+        for s in slots:
+            self.states[s.key] = read_slot(self.opts.root, s)
+        pending = [(s, self.states[s.key]) for s in slots
+                   if self._needs_run(self.states[s.key]) or self._needs_judging(self.states[s.key])]
+        self.progress.begin(total=len(slots), already=[row(self.opts.root, self.states[s.key]) for s in slots
+                                                       if all(s is not p for p, _ in pending)])
+        tasks = [asyncio.create_task(self._slot(s, st), name=f"slot-{s.key}") for s, st in pending]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self.progress.end()
+            summary = render(self.opts.root, self.opts.plan, html=self.opts.html)
+        summary["runner_overhead_s"] = (sum(self.overhead) / len(self.overhead)) if self.overhead else None
+        return summary

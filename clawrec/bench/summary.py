@@ -1,0 +1,172 @@
+"""summary.{json,md,csv}: the ClawBench paper's Table 2 shape from results rows.
+
+One row per agent/model; columns Overall + the 8 category groups. Two stages, never mixed: Stage 1 = the terminal
+request was intercepted (the agent got to submitting); Stage 2 = the judge said PASS. Denominators: Stage 1 counts
+finished runs; Stage 2 counts judged runs (PASS or FAIL). Infrastructure failures, runs that refused their input,
+runs not run yet and inconclusive judgments are counted and left out of the denominators (the notes say how many).
+SE is the binomial standard error sqrt(p(1-p)/n) over runs. With k > 1 trials, pass@k (some trial passes) and pass^k
+(every trial passes) use the unbiased estimators over each task's judged trials (1 - C(n-c,k)/C(n,k) and
+C(c,k)/C(n,k)); tasks with fewer than k judged trials are left out of both and counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from typing import Any
+
+from clawrec.bench.plan import CATEGORIES, Plan
+
+COLUMNS = ("overall", *CATEGORIES)
+FINISHED = ("pass", "fail", "judge_inconclusive", "unjudged")
+EXCLUDED = ("infra", "bad_input", "todo")
+
+
+def rate(hits: int, n: int) -> dict[str, Any]:
+    if n == 0:
+        return {"hits": 0, "n": 0, "rate": None, "se": None}
+    p = hits / n
+    return {"hits": hits, "n": n, "rate": p, "se": math.sqrt(p * (1 - p) / n)}
+
+
+def stages(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    finished = [r for r in rows if r["outcome"] in FINISHED]
+    judged = [r for r in rows if r["outcome"] in ("pass", "fail")]
+    return {"stage1": rate(sum(1 for r in finished if r["intercepted"]), len(finished)),
+            "stage2": rate(sum(1 for r in judged if r["outcome"] == "pass"), len(judged))}
+
+
+def pass_k(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """pass@k and pass^k over tasks with at least k judged trials."""
+    by_task: dict[str, list[bool]] = {}
+    for r in rows:
+        if r["outcome"] in ("pass", "fail"):
+            by_task.setdefault(r["task"], []).append(r["outcome"] == "pass")
+    tasks = {r["task"] for r in rows}
+    at, hat = [], []
+    for trials in by_task.values():
+        n, c = len(trials), sum(trials)
+        if n < k:
+            continue
+        at.append(1 - math.comb(n - c, k) / math.comb(n, k))
+        hat.append(math.comb(c, k) / math.comb(n, k))
+    return {"k": k, "pass_at_k": statistics.fmean(at) if at else None,
+            "pass_hat_k": statistics.fmean(hat) if hat else None, "tasks": len(at),
+            "tasks_left_out": len(tasks) - len(at)}
+
+
+def _cost(rows: list[dict[str, Any]]) -> float | None:
+    vals = [v for r in rows for v in (r.get("cost_usd"), r.get("judge_cost_usd")) if isinstance(v, (int, float))]
+    return round(sum(vals), 6) if vals else None
+
+
+def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    labels = [a.label for a in plan.agents]
+    out_rows = []
+    for agent in plan.agents:
+        mine = [r for r in rows if r["label"] == agent.label]
+        cols = {"overall": stages(mine)}
+        for cat in CATEGORIES:
+            cols[cat] = stages([r for r in mine if r["category"] == cat])
+        durations = [r["duration"] for r in mine if r["outcome"] in FINISHED and r["duration"] is not None]
+        counts = {o: sum(1 for r in mine if r["outcome"] == o)
+                  for o in ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "bad_input", "todo")}
+        out_rows.append({"label": agent.label, "agent": agent.name, "model": agent.model, "columns": cols,
+                         "runs": len(mine), "counts": counts,
+                         "pass_k": pass_k(mine, plan.trials) if plan.trials > 1 else None,
+                         "median_duration_s": statistics.median(durations) if durations else None,
+                         "cost_usd": _cost(mine)})
+    best: dict[str, dict[str, list[str]]] = {"stage1": {}, "stage2": {}}
+    for stage in ("stage1", "stage2"):
+        for col in COLUMNS:
+            vals = [(r["columns"][col][stage]["rate"], r["label"]) for r in out_rows
+                    if r["columns"][col][stage]["rate"] is not None]
+            top = max((v for v, _ in vals), default=None)
+            best[stage][col] = [lab for v, lab in vals if v == top] if len(labels) > 1 and top is not None else []
+    total = {o: sum(r["counts"][o] for r in out_rows) for o in out_rows[0]["counts"]} if out_rows else {}
+    notes = []
+    excluded = total.get("infra", 0) + total.get("bad_input", 0)
+    if excluded:
+        notes.append(f"{excluded} run(s) ended in an infrastructure failure or refused their input; they are left "
+                     "out of every denominator.")
+    if total.get("todo"):
+        notes.append(f"{total['todo']} planned run(s) have not run yet; the table is partial.")
+    if total.get("judge_inconclusive"):
+        notes.append(f"{total['judge_inconclusive']} judgment(s) were inconclusive (the judge could not answer); "
+                     "they are left out of the Stage 2 denominator. Re-judge with `clawrec bench DIR --rejudge`.")
+    if total.get("unjudged"):
+        notes.append(f"{total['unjudged']} finished run(s) are not judged; left out of Stage 2.")
+    return {"version": 1, "trials": plan.trials, "judge": plan.judge, "tasks": len(plan.specs),
+            "columns": list(COLUMNS), "rows": out_rows, "best": best, "totals": total, "notes": notes,
+            "definitions": {
+                "stage1": "terminal request intercepted / finished runs",
+                "stage2": "judged PASS / judged runs (PASS or FAIL)",
+                "se": "binomial standard error sqrt(p(1-p)/n) over runs",
+                "pass_at_k": "mean over tasks of 1 - C(n-c,k)/C(n,k) (n judged trials, c passes, n >= k)",
+                "pass_hat_k": "mean over tasks of C(c,k)/C(n,k)"}}
+
+
+def _pct(cell: dict[str, Any], bold: bool = False) -> str:
+    if cell["rate"] is None:
+        return "–"
+    text = f"{100 * cell['rate']:.1f} ± {100 * cell['se']:.1f} (n={cell['n']})"
+    return f"**{text}**" if bold else text
+
+
+def render_md(summary: dict[str, Any]) -> str:
+    cols = summary["columns"]
+    head = "| agent | " + " | ".join(c.capitalize() if c == "overall" else c for c in cols) + " |"
+    sep = "|---" * (len(cols) + 1) + "|"
+    lines = [f"# Bench summary ({summary['tasks']} tasks × {summary['trials']} trial(s), judge: {summary['judge']})",
+             ""]
+    for stage, title in (("stage2", "Stage 2: judged PASS (% ± SE, n judged runs)"),
+                         ("stage1", "Stage 1: terminal request intercepted (% ± SE, n finished runs)")):
+        lines += [f"## {title}", "", head, sep]
+        for r in summary["rows"]:
+            cells = [_pct(r["columns"][c][stage], r["label"] in summary["best"][stage][c]) for c in cols]
+            lines.append(f"| {r['label']} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["## Runs", "", "| agent | runs | PASS | FAIL | pass@k | pass^k | infra failures | judge_inconclusive "
+              "| median duration | total cost |", "|---" * 10 + "|"]
+    for r in summary["rows"]:
+        pk = r["pass_k"]
+        c = r["counts"]
+        lines.append(
+            f"| {r['label']} | {r['runs']} | {c['pass']} | {c['fail']} | "
+            + (f"{100 * pk['pass_at_k']:.1f}% (k={pk['k']})" if pk and pk["pass_at_k"] is not None else "–") + " | "
+            + (f"{100 * pk['pass_hat_k']:.1f}%" if pk and pk["pass_hat_k"] is not None else "–") + " | "
+            + f"{c['infra'] + c['bad_input']} | {c['judge_inconclusive']} | "
+            + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
+            + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
+    lines += ["", "Bold: best in the column. " + " ".join(summary["notes"]), ""]
+    return "\n".join(lines)
+
+
+def render_csv(summary: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    cols = summary["columns"]
+    header = ["label", "agent", "model"]
+    for stage in ("stage2", "stage1"):
+        for c in cols:
+            header += [f"{stage}_{c}", f"{stage}_{c}_se", f"{stage}_{c}_n"]
+    header += ["pass_at_k", "pass_hat_k", "k", "runs", "infra", "judge_inconclusive", "median_duration_s",
+               "cost_usd"]
+    w.writerow(header)
+    for r in summary["rows"]:
+        line: list[Any] = [r["label"], r["agent"], r["model"] or ""]
+        for stage in ("stage2", "stage1"):
+            for c in cols:
+                cell = r["columns"][c][stage]
+                line += ["" if cell["rate"] is None else f"{cell['rate']:.6f}",
+                         "" if cell["se"] is None else f"{cell['se']:.6f}", cell["n"]]
+        pk = r["pass_k"] or {}
+        line += ["" if pk.get("pass_at_k") is None else f"{pk['pass_at_k']:.6f}",
+                 "" if pk.get("pass_hat_k") is None else f"{pk['pass_hat_k']:.6f}", pk.get("k", 1), r["runs"],
+                 r["counts"]["infra"] + r["counts"]["bad_input"], r["counts"]["judge_inconclusive"],
+                 "" if r["median_duration_s"] is None else r["median_duration_s"],
+                 "" if r["cost_usd"] is None else r["cost_usd"]]
+        w.writerow(line)
+    return buf.getvalue()
