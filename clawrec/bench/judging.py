@@ -19,7 +19,7 @@ def judge_slot(st: SlotState, kind: str, reference: str | None) -> str:
     from clawrec.errors import ClawrecError
     from evaluator.errors import EvaluatorError
     from evaluator.judge import judge_run
-    from evaluator.rundir import RunDir
+    from rundir.reader import RunDir
 
     err_path = st.path / JUDGE_ERROR_FILE
     try:

@@ -58,8 +58,8 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 def _manifest(path: Path) -> dict[str, Any] | None:
     """The manifest through RunDir (typed, crash-tolerant); None when there is none or it is unreadable."""
-    from evaluator.errors import RunDirError
-    from evaluator.rundir import RunDir
+    from rundir.errors import RunDirError
+    from rundir.reader import RunDir
 
     if not (path / "manifest.json").is_file():
         return None

@@ -1,0 +1,20 @@
+"""One real bench shared by the tests of this folder: the demo travel and social tasks × a command agent (drives
+the site on trial 1, idles on trial 2) and the replay agent × 2 trials, -j 2, on the local sites."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.helpers import DEMO, FAST, REFERENCE, agent_cmd, bench
+
+DEMO_PLAN = [str(DEMO), "--ids", "travel-flight-oneway", "--ids", "social-status-update", "--agent", "command",
+             "--agent", "replay", "--agent-cmd", agent_cmd("drive,idle"), "--from", str(REFERENCE), "--trials", "2",
+             "-j", "2", *FAST]
+
+
+@pytest.fixture(scope="session")
+def demo_bench(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "demo"
+    proc = bench(*DEMO_PLAN, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, proc
