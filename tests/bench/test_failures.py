@@ -1,0 +1,70 @@
+"""Failures are told apart: a wedged run is killed at its deadline (infrastructure failure), a crashing agent is an
+outcome (agent_error, judged FAIL), a judge answering HTTP 500 gives judge_inconclusive (never FAIL), and
+`clawrec bench DIR --rejudge` fixes it once the judge answers."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tests.bench.helpers import DEMO, FAST, agent_cmd, bench, slot_dirs
+from tests.evaluator.anthropic_server import ScriptedAnthropic
+from tests.evaluator.judge_script import flaky, good_judge
+
+
+def _rows(out):
+    return {r["trial"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+
+
+def test_a_wedged_run_is_killed_at_its_deadline(tmp_path):
+    out = tmp_path / "bench"
+    proc = bench(str(DEMO), "--ids", "travel-flight-oneway", "--agent", "command", "--agent-cmd", agent_cmd("hang"),
+                 "--time-limit", "3", "--deadline-margin", "15", "--retries", "0", "--out", str(out), *FAST)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1].startswith("clawrec: 1 run(s) ended in an infrastructure failure")
+    hang = _rows(out)[1]
+    assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 18 s")
+    assert json.loads((out / hang["run_dir"] / "manifest.json").read_text())["status"] == "running"
+    assert not [p for p in os.listdir("/proc") if p.isdigit() and str(out / hang["run_dir"]) in _cmdline(p)]
+    s = json.loads((out / "summary.json").read_text())
+    assert s["rows"][0]["columns"]["overall"]["stage1"]["n"] == 0 and s["totals"]["infra"] == 1
+    assert any("infrastructure" in n for n in s["notes"])
+
+
+def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(tmp_path):
+    out = tmp_path / "bench"
+    args = [str(DEMO), "--ids", "travel-flight-oneway", "--agent", "command", "--agent-cmd", agent_cmd("crash,drive"),
+            "--trials", "2", "-j", "2", "--judge", "llm", "--out", str(out), *FAST]
+    env = {"ANTHROPIC_API_KEY": "test-key", "CLAWREC_JUDGE_CACHE": str(tmp_path / "cache")}
+    with ScriptedAnthropic(flaky([500] * 1000)) as down:
+        proc = bench(*args, env={**env, "ANTHROPIC_BASE_URL": down.base_url})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = _rows(out)
+    crash, drive = rows[1], rows[2]
+    assert crash["status"] == "agent_error" and "exited 3" in crash["stop_reason"] and crash["attempts"] == 1
+    assert drive["status"] == "intercepted" and drive["intercepted"]
+    for r in (crash, drive):  # the judge could not answer: inconclusive, not FAIL
+        assert r["verdict"] == r["outcome"] == "judge_inconclusive"
+        assert "HTTP 500" in r["judge_error"] and not (out / r["run_dir"] / "verdict.json").exists()
+    assert len(down.requests) >= 2 and all(r["status"] == 500 for r in down.requests)
+    s = json.loads((out / "summary.json").read_text())
+    assert s["rows"][0]["columns"]["overall"]["stage2"]["n"] == 0
+    assert s["rows"][0]["columns"]["overall"]["stage1"] == {"hits": 1, "n": 2, "rate": 0.5, "se": 0.125 ** 0.5}
+    assert any("inconclusive" in n for n in s["notes"])
+
+    with ScriptedAnthropic(good_judge) as up:
+        again = bench(str(out), "--rejudge", "--quiet", env={**env, "ANTHROPIC_BASE_URL": up.base_url})
+    assert again.returncode == 0, again.stderr[-3000:]
+    rows = _rows(out)
+    assert rows[1]["verdict"] == "FAIL" and rows[2]["verdict"] == "PASS"
+    assert not (out / rows[2]["run_dir"] / "judge_error.json").exists()
+    assert json.loads((out / rows[2]["run_dir"] / "verdict.json").read_text())["judge"] == "llm"
+    assert len(slot_dirs(out)) == 2 and not list((out / "runs").glob("*/*/*.attempt-*"))  # judged, not re-run
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
