@@ -12,6 +12,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.browser_tools import TOOLS, BrowserTools
+from clawrec.agents.usage import priced
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 MAX_OUTPUT_TOKENS = 4096
@@ -105,7 +106,8 @@ class ClaudeAgent:
         max_steps = int(ctx.options.get("max_steps") or ctx.task.limits.get("steps") or 100)
         token_limit = int(ctx.options.get("token_limit") or DEFAULT_TOKEN_LIMIT)
         client = anthropic.AsyncAnthropic(max_retries=int(ctx.options.get("max_retries", 2)))
-        usage = {"input_tokens": 0, "output_tokens": 0, "requests": 0}
+        usage: dict[str, Any] = priced(model, 0, 0, 0)  # the SDK's counts, summed; cost from the price table
+        cache = [0, 0]  # cache read, cache write tokens
         steps = 0
         messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
         ctx.log("system", SYSTEM, model=model)
@@ -128,6 +130,9 @@ class ClaudeAgent:
                 usage["requests"] += 1
                 usage["input_tokens"] += resp.usage.input_tokens or 0
                 usage["output_tokens"] += resp.usage.output_tokens or 0
+                cache[0] += getattr(resp.usage, "cache_read_input_tokens", None) or 0
+                cache[1] += getattr(resp.usage, "cache_creation_input_tokens", None) or 0
+                usage.update(priced(model, usage["input_tokens"], usage["output_tokens"], usage["requests"], *cache))
                 content = [b.model_dump(exclude_none=True) for b in resp.content]
                 messages.append({"role": "assistant", "content": content})
                 text = "\n".join(b["text"] for b in content if b["type"] == "text")

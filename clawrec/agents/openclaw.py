@@ -21,6 +21,7 @@ from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.openclaw_config import build_config, find_install, free_port_block, resolve_provider, write_config
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
+from clawrec.agents.usage import UsageTotals
 
 POLL_S = 0.25
 DEFAULT_TIMEOUT_S = 1800
@@ -137,12 +138,15 @@ class OpenClawAgent:
         reader = TranscriptReader(state)
         secrets = secret_values(ctx.task.user)
         tool_calls = 0
+        totals = UsageTotals(f"{provider.name}/{provider.model_id}")  # usage from the transcript, per model reply
 
         def drain() -> int:
             count = 0
             for rec in reader.new_records():
                 self._emit(ctx, rec, secrets)
                 count += rec.role == "tool_call"
+                if isinstance(rec.fields.get("usage"), dict):
+                    totals.add(rec.fields["usage"])
             return count
 
         with open(base / "stdout.json", "wb") as out, open(base / "stderr.log", "wb") as err:
@@ -176,7 +180,10 @@ class OpenClawAgent:
             if staged_dir:
                 shutil.rmtree(staged_dir, ignore_errors=True)
         tool_calls += drain()
-        return self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
+        result = self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
+        if totals.requests:
+            result.usage = {**result.usage, **totals.record()}  # OpenClaw's own envelope counts kept beside
+        return result
 
     @staticmethod
     def _emit(ctx: AgentContext, rec: Record, secrets: list[tuple[str, str]]) -> None:

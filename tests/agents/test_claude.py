@@ -53,6 +53,9 @@ def test_claude_completes_the_task_through_the_sdk(browser, tmp_path, monkeypatc
         requests = srv.model_requests("anthropic")
     assert result.status == "ok" and result.message == "Signed up for Pro.", result
     assert result.steps == 8 and result.usage["requests"] == 5
+    # usage for the manifest: the SDK's token counts summed over the 5 requests; no price for an unknown model
+    assert result.usage["input_tokens"] > 0 and result.usage["output_tokens"] > 0
+    assert result.usage["model"] == "claude-test" and result.usage["cost_usd"] is None
     assert [json.loads(p["body"]) for p in posts] == [{"name": "Alex Doe", "email": "alex@example.com",
                                                        "plan": "pro"}]
     first = requests[0].body

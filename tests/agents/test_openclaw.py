@@ -148,6 +148,9 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
     assert srv.script_errors == [] and srv_b.script_errors == []
     assert result.status == "ok" and result.message == "I applied for the library card.", result
     assert result.steps == 6 and result.usage.get("input", 0) > 0
+    # usage for the manifest, from the transcript: one record per model reply, tokens summed
+    assert result.usage["requests"] == len(requests) and result.usage["input_tokens"] > 0
+    assert result.usage["model"] == "anthropic/claude-scripted"
     assert result_b.message == "OpenClaw went past the step limit (1 tool calls allowed)", result_b
     assert result_b.steps >= 2
     assert site.posts == [{"name": "Alex Doe", "email": USER["email"],

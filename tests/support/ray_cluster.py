@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import shutil
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,13 +40,25 @@ def node_ports() -> list[str]:
 class RayCluster:
     def __init__(self, tmp: Path, browsers_per_node: int = 1) -> None:
         self.tmp = tmp
+        # Ray's session sockets live below --temp-dir and AF_UNIX paths are capped at 107 bytes: a short folder
+        self.temp_dir = tempfile.mkdtemp(prefix="clawrec-ray-", dir="/tmp")
         self.port = free_port()
         self.address = f"{HEAD_IP}:{self.port}"
         self.browsers = browsers_per_node
         self.procs: list[subprocess.Popen] = []
         self.logs: list[Path] = []
 
-    def _start(self, name: str, ip: str, args: list[str], timeout: float = 120) -> None:
+    def _start(self, name: str, ip: str, args: list[str], tries: int = 3) -> None:
+        """Ray gives a node 30 s (hard-coded) to register; on a machine under heavy load that can pass: try again."""
+        for attempt in range(1, tries + 1):
+            try:
+                return self._start_once(f"{name}-{attempt}", ip, args)
+            except RuntimeError:
+                if attempt == tries:
+                    raise
+                self._end(self.procs.pop())
+
+    def _start_once(self, name: str, ip: str, args: list[str], timeout: float = 180) -> None:
         log = self.tmp / f"ray-{name}.log"
         self.logs.append(log)
         out = open(log, "w")
@@ -65,7 +78,7 @@ class RayCluster:
         try:
             self._start("head", HEAD_IP, ["--head", f"--port={self.port}", "--include-dashboard=false",
                                           f"--dashboard-port={free_port()}",
-                                 f"--temp-dir={self.tmp / 'ray'}"])
+                                          f"--temp-dir={self.temp_dir}"])
             self._start("worker", WORKER_IP, [f"--address={self.address}"])
         except BaseException:
             self.stop()
@@ -76,19 +89,24 @@ class RayCluster:
         self.stop()
 
     def stop(self) -> None:
-        """SIGTERM each node's process group (ours, by the leader's PID), SIGKILL what is left."""
         for proc in reversed(self.procs):
-            for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
-                try:
-                    os.killpg(proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    proc.wait(wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+            self._end(proc)
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+    @staticmethod
+    def _end(proc: subprocess.Popen) -> None:
+        """SIGTERM the node's process group (ours, by the leader's PID), SIGKILL what is left."""
+        for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # workers left in the group
+                os.killpg(proc.pid, sig)
             except ProcessLookupError:
-                pass
+                break
+            try:
+                proc.wait(wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # workers left in the group
+        except ProcessLookupError:
+            pass

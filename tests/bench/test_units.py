@@ -1,0 +1,81 @@
+"""The bench's arithmetic and small parts without a browser: pass@k / pass^k, best-per-column, agreement and κ,
+labels.csv errors, plan pinning, prices."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from clawrec.agents.usage import price, priced
+from clawrec.bench.agreement import compare, read_labels
+from clawrec.bench.plan import AgentEntry, Plan, SpecEntry, agent_entries, plan_changes
+from clawrec.bench.summary import pass_k, summarize
+from clawrec.errors import UsageError
+
+
+def _row(task, label, outcome, cat="travel", intercepted=True):
+    return {"task": task, "label": label, "outcome": outcome, "category": cat, "intercepted": intercepted,
+            "duration": 1.0, "cost_usd": 0.5, "judge_cost_usd": None}
+
+
+def test_pass_at_k_and_pass_hat_k_unbiased_estimators():
+    rows = [_row("a", "x", "pass"), _row("a", "x", "fail"), _row("a", "x", "pass"),   # n=3 c=2
+            _row("b", "x", "fail"), _row("b", "x", "fail"),                           # n=2 c=0
+            _row("c", "x", "pass"), _row("c", "x", "infra")]                           # n=1: left out
+    got = pass_k(rows, 2)
+    assert got["tasks"] == 2 and got["tasks_left_out"] == 1
+    assert math.isclose(got["pass_at_k"], ((1 - math.comb(1, 2) / math.comb(3, 2)) + 0) / 2)
+    assert math.isclose(got["pass_hat_k"], (math.comb(2, 2) / math.comb(3, 2) + 0) / 2)
+
+
+def test_summary_excludes_infra_and_inconclusive_and_marks_the_best():
+    specs = [SpecEntry("a", "/a.yaml", "0" * 64, "travel", 60), SpecEntry("b", "/b.yaml", "1" * 64, "social", 60)]
+    plan = Plan(specs=specs, agents=[AgentEntry("x"), AgentEntry("y", "m")], trials=1)
+    rows = [_row("a", "x", "pass"), _row("b", "x", "infra", "social"),
+            _row("a", "y:m", "fail"), _row("b", "y:m", "judge_inconclusive", "social")]
+    s = summarize(plan, rows)
+    x, y = s["rows"]
+    assert x["columns"]["overall"]["stage2"] == {"hits": 1, "n": 1, "rate": 1.0, "se": 0.0}
+    assert y["columns"]["overall"]["stage1"]["n"] == 2 and y["columns"]["overall"]["stage2"]["n"] == 1
+    assert s["best"]["stage2"]["overall"] == ["x"] and s["best"]["stage1"]["travel"] == ["x", "y:m"]
+    assert x["cost_usd"] == y["cost_usd"] == 1.0  # what was spent, failed runs included
+    assert len(s["notes"]) == 2 and x["pass_k"] is None
+
+
+def test_cohens_kappa_and_precision_recall():
+    judge = [True, True, False, False, True]
+    human = [True, False, False, False, True]
+    got = compare(judge, human)
+    po, pe = 4 / 5, (3 / 5) * (2 / 5) + (2 / 5) * (3 / 5)
+    assert math.isclose(got["kappa"], (po - pe) / (1 - pe)) and got["agreement"] == po
+    assert got["precision"] == 2 / 3 and got["recall"] == 1.0
+
+
+def test_labels_csv_errors_name_the_line(tmp_path):
+    bad = tmp_path / "labels.csv"
+    bad.write_text("run,label\nruns/a,PASS\nruns/b,maybe\n")
+    with pytest.raises(UsageError, match=r"labels.csv:3: label: 'maybe' is not PASS or FAIL"):
+        read_labels(bad, tmp_path)
+    bad.write_text("path,verdict\n")
+    with pytest.raises(UsageError, match=r"labels.csv:1: header: needs the columns `run` and `label`"):
+        read_labels(bad, tmp_path)
+
+
+def test_plan_changes_name_what_changed():
+    spec = SpecEntry("a", "/s/a.yaml", "0" * 64, "travel", 60)
+    old = Plan(specs=[spec], agents=[AgentEntry("null")], trials=2)
+    new = Plan(specs=[SpecEntry("a", "/s/a.yaml", "1" * 64, "travel", 60)], agents=[AgentEntry("null")], trials=3)
+    changes = plan_changes(old, new)
+    assert changes[0].startswith("spec /s/a.yaml changed since the bench was planned") and "trials differ" in changes[1]
+    assert plan_changes(old, old) == []
+    assert [a.label for a in agent_entries(("claude",), ("anthropic/a", "anthropic/b"))] == \
+        ["claude:anthropic/a", "claude:anthropic/b"]
+    with pytest.raises(UsageError):
+        agent_entries(("a", "b", "c"), ("m1", "m2"))
+
+
+def test_prices_longest_prefix_and_unknown_models():
+    assert price("openai/gpt-5.4-mini") == (0.25, 2.0) and price("anthropic/claude-sonnet-4-5") == (3.0, 15.0)
+    assert priced("nobody/model-x", 10, 10, 1)["cost_usd"] is None
+    assert priced("claude-sonnet-4-5", 1_000_000, 0, 1, cache_read=1_000_000)["cost_usd"] == 3.3
