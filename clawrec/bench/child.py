@@ -58,7 +58,7 @@ def build_argv(slot: Slot, run_dir: Path, flags: dict[str, Any]) -> list[str]:
             "--run-dir", str(run_dir), "--no-judge"]
     if slot.agent.model:
         argv += ["--model", slot.agent.model]
-    for name in ("headless", "no_video", "serve_sites"):
+    for name in ("headless", "no_video", "serve_sites", "allow_outside_files"):
         if flags.get(name):
             argv.append("--" + name.replace("_", "-"))
     for name, opt in (("agent_cmd", "--agent-cmd"), ("replay_from", "--from"), ("grace", "--grace"),

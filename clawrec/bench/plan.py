@@ -21,7 +21,6 @@ from clawrec.errors import UsageError
 PLAN_FILE = "bench.json"
 PLAN_VERSION = 1
 CATEGORIES = ("daily", "finance", "work", "dev", "academic", "travel", "social", "pets")
-RUN_FLAGS = ("headless", "no_video", "agent_cmd", "replay_from", "grace", "time_limit", "serve_sites", "reference")
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,8 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tuple[str, ...] = ()) -> list[SpecEntry]:
+def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tuple[str, ...] = (),
+                   allow_outside_files: bool = False) -> list[SpecEntry]:
     """SPECS (files, or folders searched recursively) loaded and checked, filtered by --category and --ids globs."""
     from taskspec.check import SpecError, load_specs
 
@@ -101,7 +101,7 @@ def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tupl
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
     try:
-        specs = load_specs([Path(p) for p in paths])
+        specs = load_specs([Path(p) for p in paths], allow_outside_files=allow_outside_files)
     except SpecError as exc:
         problems = [str(p) for p in getattr(exc, "problems", [])] or [str(exc)]
         more = f" (+{len(problems) - 1} more; see: clawrec validate)" if len(problems) > 1 else ""

@@ -60,7 +60,7 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
         raise UsageError("give SPECS (files or folders), a bench folder to resume, or `report DIR`")
     check_creatable(out, f"--out {out}")
     old = read_plan(out)
-    plan = Plan(specs=discover_specs(list(specs), categories, ids), agents=agent_entries(agents, models),
+    plan = Plan(specs=discover_specs(list(specs), categories, ids, allow_outside_files), agents=agent_entries(agents, models),
                 trials=trials, judge=judge or (old.judge if old else "payload"), run_flags=flags)
     if old is not None:
         changes = plan_changes(old, plan)
@@ -114,12 +114,13 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 @click.option("--serve-sites", is_flag=True, help="As `clawrec run --serve-sites` (each run serves its own sites).")
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
               help="As `clawrec run --reference` (default: each spec's `reference`).")
+@click.option("--allow-outside-files", is_flag=True, help="As `clawrec run --allow-outside-files`.")
 def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ...], trials: int, jobs: int | None,
           out: Path, judge: str | None, no_judge: bool, categories: tuple[str, ...], ids: tuple[str, ...], retries: int,
           rerun_failed: bool, replan: bool, rejudge: bool, deadline_margin: float, executor: str,
           address: str | None, quiet: bool, html: bool, headless: bool, no_video: bool, agent_cmd: str | None,
           replay_from: Path | None, grace: float | None, time_limit: float | None, serve_sites: bool,
-          reference: Path | None) -> int:
+          reference: Path | None, allow_outside_files: bool) -> int:
     """Run SPECS (files or folders) × agents × trials; each run an ordinary run directory under --out.
 
     Re-running the same command resumes: finished runs are kept, infrastructure failures retried. `clawrec bench
@@ -145,7 +146,8 @@ def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ..
     flags = {"headless": headless, "no_video": no_video, "agent_cmd": agent_cmd,
              "replay_from": str(replay_from.resolve()) if replay_from else None, "grace": grace,
              "time_limit": time_limit, "serve_sites": serve_sites,
-             "reference": str(reference.resolve()) if reference else None}
+             "reference": str(reference.resolve()) if reference else None,
+             "allow_outside_files": allow_outside_files}
     root, plan = _open_plan(specs, out, agents, models, trials, judge, flags, categories, ids, replan)
     return _run(root, plan, jobs, retries, rerun_failed, rejudge, no_judge, deadline_margin, executor, address,
                 quiet, html)
