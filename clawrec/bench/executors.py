@@ -39,9 +39,11 @@ class LocalExecutor:
 def _ray_task(job: dict[str, Any]) -> dict[str, Any]:
     """Runs on a Ray worker: the child with its deadline; returns the result as plain data."""
     import dataclasses
+    import sys
 
     import ray
 
+    job = {**job, "argv": [sys.executable, *job["argv"][1:]]}  # this node's Python (same clawrec install)
     result = run_sync(Job(**job))
     result.node = f"{result.node}:{ray.get_runtime_context().get_node_id()[:12]}"
     return dataclasses.asdict(result)

@@ -149,9 +149,15 @@ def read_plan(root: Path) -> Plan | None:
 
 
 def write_plan(root: Path, plan: Plan) -> None:
+    """Write bench.json (atomically); a re-written plan keeps the date the bench was first planned."""
     root.mkdir(parents=True, exist_ok=True)
+    data = plan.to_json()
+    try:
+        data["created"] = json.loads((root / PLAN_FILE).read_text()).get("created") or data["created"]
+    except (OSError, ValueError, AttributeError):
+        pass
     tmp = root / f".{PLAN_FILE}.tmp"
-    tmp.write_text(json.dumps(plan.to_json(), indent=2) + "\n")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(tmp, root / PLAN_FILE)
 
 

@@ -60,7 +60,8 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
         raise UsageError("give SPECS (files or folders), a bench folder to resume, or `report DIR`")
     check_creatable(out, f"--out {out}")
     old = read_plan(out)
-    plan = Plan(specs=discover_specs(list(specs), categories, ids, allow_outside_files), agents=agent_entries(agents, models),
+    plan = Plan(specs=discover_specs(list(specs), categories, ids, bool(flags.get("allow_outside_files"))),
+                agents=agent_entries(agents, models),
                 trials=trials, judge=judge or (old.judge if old else "payload"), run_flags=flags)
     if old is not None:
         changes = plan_changes(old, plan)
