@@ -140,7 +140,8 @@ def render_md(summary: dict[str, Any]) -> str:
             + f"{c['infra'] + c['bad_input']} | {c['judge_inconclusive']} | "
             + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
-    lines += ["", "Bold: best in the column. " + " ".join(summary["notes"]), ""]
+    marked = any(labels for stage in summary["best"].values() for labels in stage.values())
+    lines += ["", " ".join((["Bold: best in the column."] if marked else []) + summary["notes"]), ""]
     return "\n".join(lines)
 
 
