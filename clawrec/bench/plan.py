@@ -95,7 +95,7 @@ def sha256_file(path: Path) -> str:
 def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tuple[str, ...] = (),
                    allow_outside_files: bool = False) -> list[SpecEntry]:
     """SPECS (files, or folders searched recursively) loaded and checked, filtered by --category and --ids globs."""
-    from taskspec.check import SpecError, load_specs
+    from taskspec.load import SpecError, load_specs
 
     for p in paths:
         if not Path(p).exists():
