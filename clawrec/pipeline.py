@@ -262,6 +262,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.log = rec.agent_log  # type: ignore[assignment]
         ctx.options["agent_log_path"] = str(rec.agent_log_path)
         ctx.options["task_file"] = str(task_file)
+        ctx.on_process_group = icpt.failclosed.watch_group
         time_limit = float(req.time_limit or spec.limits.time_s)
         rec.base["agent_start_t"] = clock.now()
         _notify(req, f"clawrec: {agent_name(req)} agent started on {spec.start_url} (run {run_dir})")

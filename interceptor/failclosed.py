@@ -10,6 +10,7 @@ a live browser would let the terminal submission leave. Three layers:
    disconnect (and continues nothing) before it is killed: without that, a SIGKILLed interceptor leaked paused
    terminal requests in 1 of ~10 runs (measured), because Chrome's detach raced the watchdog's kill;
 3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
+Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class FailClosed:
         self.use_watchdog = use_watchdog
         self.pid: int | None = None
         self.tripped: str | None = None
+        self.groups: list[tuple[int, str]] = []  # (leader pid, its start time): killed with the browser
         self._watchdog: subprocess.Popen | None = None
 
     async def arm(self, root: Session, socket_fd: int | None = None) -> None:
@@ -62,6 +64,21 @@ class FailClosed:
                 [sys.executable, "-I", "-S", watchdog.__file__, str(self.pid), watchdog.start_time(self.pid)],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
                 pass_fds=(socket_fd,) if socket_fd is not None else ())
+
+    def watch_group(self, pid: int) -> None:
+        """Kill the process group led by `pid` (an agent) whenever the browser is killed, also by the watchdog
+        after a SIGKILL of this process."""
+        try:
+            entry = (pid, watchdog.start_time(pid))
+        except (OSError, IndexError):
+            return  # already gone
+        self.groups.append(entry)
+        if self._watchdog is not None and self._watchdog.stdin is not None:
+            try:
+                self._watchdog.stdin.write(f"group {entry[0]} {entry[1]}\n".encode())
+                self._watchdog.stdin.flush()
+            except OSError:
+                pass
 
     def trip(self, reason: str) -> None:
         """Kill the browser now (idempotent)."""
@@ -82,6 +99,8 @@ class FailClosed:
                     os.kill(self.pid, signal.SIGKILL)
                 except OSError:
                     pass
+        for pid, started in self.groups:
+            watchdog.kill_group(pid, started)
         self._stop_watchdog(disarm=False)
 
     def disarm(self) -> None:

@@ -2,7 +2,9 @@
 
 Why: PDEATHSIG only covers a browser we launched ourselves; `clawrec intercept --browser URL` attaches to someone
 else's. The interceptor holds the write end of our stdin; the kernel closes it when the interceptor dies, so EOF
-without the word `disarm` means "kill the browser now". Usage: python -m interceptor.watchdog PID STARTTIME
+without the word `disarm` means "kill the browser now". Lines `group PID STARTTIME` name process groups (an agent
+program and everything it started) killed with the browser, so no agent outlives clawrec.
+Usage: python -m interceptor.watchdog PID STARTTIME
 """
 
 from __future__ import annotations
@@ -31,6 +33,24 @@ def kill_browser(pid: int, started: str) -> None:
         pass
 
 
+def kill_group(pid: int, started: str) -> None:
+    """SIGKILL the process group led by `pid` if `pid` is still the process we were told about."""
+    try:
+        if start_time(pid) == started:
+            os.killpg(pid, signal.SIGKILL)
+    except (OSError, IndexError):
+        pass
+
+
+def groups_in(data: bytes) -> list[tuple[int, str]]:
+    out = []
+    for line in data.decode(errors="replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "group" and parts[1].isdigit():
+            out.append((int(parts[1]), parts[2]))
+    return out
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # a terminal Ctrl-C must not disarm us
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -43,6 +63,8 @@ def main() -> int:
         data += chunk
     if b"disarm" not in data:
         kill_browser(pid, started)
+        for group, group_started in groups_in(data):
+            kill_group(group, group_started)
     return 0
 
 

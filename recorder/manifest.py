@@ -81,7 +81,8 @@ def finish(run_dir: str | Path, base: dict[str, Any], status: str, stop_reason: 
     return data
 
 
-def recover(run_dir: str | Path) -> dict[str, Any]:
+def recover(run_dir: str | Path, status: str = "crashed",
+            reason: str = "recorder process died; recovered from the run directory") -> dict[str, Any]:
     """Make a run directory whose process died whole again: video joined, agent inbox copied, manifest final.
 
     A run that finished normally is left as it is (its manifest is returned).
@@ -107,16 +108,29 @@ def recover(run_dir: str | Path) -> dict[str, Any]:
         notes.append(f"video join failed: {exc}")
     if recover_inbox(run_dir, clock):
         notes.append("agent inbox copied")
+    notes += tidy(run_dir)
     base.setdefault("id", run_dir.name)
     base.setdefault("format_version", M.FORMAT_VERSION)
     base.setdefault("t0", t0)
     base["recovered"] = {"at": time.time(), "notes": notes}
     if base.get("status") in (None, "running"):
-        return finish(run_dir, base, "crashed", "recorder process died; recovered from the run directory",
-                      ended=last_seen or None)
+        return finish(run_dir, base, status, reason, ended=last_seen or None)
     base["layers"] = describe_layers(run_dir)
     write_manifest(run_dir, base)
     return base
+
+
+def tidy(run_dir: Path) -> list[str]:
+    """JSONL layers cut to their last whole line; empty temp files (a write that never happened) removed."""
+    notes = []
+    for name in (*JSONL_LAYERS, records.SCREENSHOTS_INDEX):
+        cut = records.cut_torn_tail(run_dir / name)
+        if cut:
+            notes.append(f"{name}: torn last line ({cut} bytes) cut")
+    for tmp in run_dir.glob("*.tmp"):
+        if tmp.is_file() and tmp.stat().st_size == 0:
+            tmp.unlink(missing_ok=True)
+    return notes
 
 
 def _last_activity(run_dir: Path) -> float:

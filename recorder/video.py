@@ -160,18 +160,25 @@ def join_segments(run_dir: str | Path, keep_segments: bool = False) -> Path | No
         return None
     seg_dir = run_dir / SEGMENTS_DIR
     joined_ts = seg_dir / "joined.ts"
-    with open(joined_ts, "wb") as out:  # TS is concatenable byte-wise; a truncated last packet is skipped
-        for seg in segs:
-            with open(seg, "rb") as fh:
-                shutil.copyfileobj(fh, out)
     target = run_dir / "video.mp4"
     tmp = seg_dir / "video.tmp.mp4"
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-fflags", "+genpts+discardcorrupt",
-                           "-i", str(joined_ts), "-c", "copy", "-movflags", "+faststart", str(tmp)],
-                          capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0 or not tmp.exists() or tmp.stat().st_size == 0:
-        raise VideoError(f"joining {len(segs)} video segments failed: {proc.stderr.strip()[-500:]}")
-    os.replace(tmp, target)
+    try:
+        with open(joined_ts, "wb") as out:  # TS is concatenable byte-wise; a truncated last packet is skipped
+            for seg in segs:
+                with open(seg, "rb") as fh:
+                    shutil.copyfileobj(fh, out)
+        proc = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-fflags",
+                               "+genpts+discardcorrupt", "-i", str(joined_ts), "-c", "copy", "-movflags",
+                               "+faststart", str(tmp)], capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0 or not tmp.exists() or tmp.stat().st_size == 0:
+            raise VideoError(f"joining {len(segs)} video segments failed: {proc.stderr.strip()[-500:]}")
+        os.replace(tmp, target)
+    except OSError as exc:  # a full disk: the segments stay (each plays), no half-written join is left
+        raise VideoError(f"joining {len(segs)} video segments failed: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+        if not target.exists():
+            joined_ts.unlink(missing_ok=True)
     if keep_segments:
         joined_ts.unlink(missing_ok=True)
     else:

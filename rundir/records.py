@@ -126,6 +126,29 @@ class JsonlWriter:
         self.close()
 
 
+def cut_torn_tail(path: str | Path) -> int:
+    """After a crash or a failed write: cut a last line that has no newline (half a record) so the file ends on a
+    whole line; returns the bytes cut (the torn part never parsed, so no record is lost)."""
+    p = Path(path)
+    try:
+        with open(p, "rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            fh.seek(max(0, size - 1))
+            if fh.read(1) == b"\n":
+                return 0
+            start = max(0, size - (1 << 20))
+            fh.seek(start)
+            tail = fh.read()
+            cut = tail.rfind(b"\n")
+            keep = start + cut + 1 if cut >= 0 else (0 if start == 0 else size)
+            fh.truncate(keep)
+            return size - keep
+    except FileNotFoundError:
+        return 0
+
+
 class CorruptLine(ValueError):
     """A JSONL line that is not a JSON object (strict reading); the message names the file and the line."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class AgentLog(Protocol):
@@ -44,6 +44,9 @@ class AgentContext:
     model: str | None = None  # e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.4-mini
     options: dict[str, Any] = field(default_factory=dict)  # adapter flags (agent_cmd, replay_from, …)
     stop: asyncio.Event = field(default_factory=asyncio.Event)  # set when the pipeline wants the agent to end
+    # An adapter that starts a program in its own process group reports the group leader's pid here: the fail-closed
+    # watchdog then kills that group with the browser, even when clawrec itself is SIGKILLed (no orphan agent).
+    on_process_group: Callable[[int], None] | None = None
 
 
 @dataclass

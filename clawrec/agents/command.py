@@ -82,6 +82,8 @@ class CommandAgent:
                                         preexec_fn=new_group_dying_with_parent)
             except OSError as exc:
                 return AgentResult(status="error", message=f"cannot start --agent-cmd: {exc}")
+        if ctx.on_process_group is not None:
+            ctx.on_process_group(proc.pid)
         try:
             code = await asyncio.to_thread(proc.wait)
         except asyncio.CancelledError:  # the run is stopping: SIGTERM (a moment to flush), then SIGKILL

@@ -156,6 +156,8 @@ class OpenClawAgent:
                     preexec_fn=new_group_dying_with_parent)
             except OSError as exc:
                 raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
+        if ctx.on_process_group is not None:
+            ctx.on_process_group(proc.pid)
         stopped = ""
         try:
             while proc.returncode is None:

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from clawrec.errors import UsageError
+from clawrec.unfinished import finalize_if_dead
 from evaluator.diagnose import DIAGNOSIS, Diagnosis, diagnose as run_diagnosis
 from evaluator.errors import EvaluatorError, RunDirError
 from rundir.reader import RunDir
@@ -120,6 +121,7 @@ def diagnose(run_dir: Path, reference: Path | None, spec_path: Path | None, show
     differences and the aligned steps (step numbers as in `clawrec view`, action seq beside them). Writes
     RUN/diagnosis.json (key `category`)."""
     try:
+        finalize_if_dead(run_dir, "diagnose")
         run = RunDir(run_dir)
         if (run.path / DIAGNOSIS).is_dir():
             raise UsageError(f"{run.path / DIAGNOSIS}: is a folder; cannot write the diagnosis")

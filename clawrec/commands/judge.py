@@ -9,6 +9,7 @@ import click
 
 from clawrec.errors import ClawrecError, UsageError
 from clawrec.taskfile import expand_sites, has_placeholders
+from clawrec.unfinished import finalize_if_dead, refusal
 from evaluator.errors import EvaluatorError, RunDirError, VerdictError
 from evaluator.judge import JUDGE_KINDS, judge_run
 from evaluator.llm_judge import DEFAULT_MODEL, LLMJudgeConfig
@@ -106,13 +107,18 @@ class SpecSource:
 @click.option("--temperature", type=click.FloatRange(0, 1), default=None,
               help="Send this sampling temperature (e.g. 0) with anthropic-version 2023-06-01; the current API "
                    "version rejects any temperature, so by default none is sent.")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Judge a run that did not finish (status interrupted: its clawrec was killed; or still running) "
+                   "instead of refusing it.")
 def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec_path: Path | None,
           base_url: str | None, cache_dir: Path | None, no_cache: bool, max_input_tokens: int | None,
-          max_retries: int | None, temperature: float | None) -> int:
+          max_retries: int | None, temperature: float | None, allow_incomplete: bool) -> int:
     """Judge PATH (one run directory, or a folder of runs: each against its task's reference).
 
     Writes RUN/verdict.json and prints one line per run: the verdict, the judge, the first failed condition.
-    A FAIL verdict is a result, not an error (exit 0); a run that cannot be judged makes the exit code 1."""
+    A FAIL verdict is a result, not an error (exit 0); a run that cannot be judged makes the exit code 1. A run
+    whose clawrec process was killed is finalized first (status interrupted) and, like a run still being
+    recorded, refused unless --allow-incomplete."""
     cfg = LLMJudgeConfig()
     for k, v in (("model", model), ("base_url", base_url), ("max_input_tokens", max_input_tokens),
                  ("max_retries", max_retries), ("cache_dir", cache_dir), ("temperature", temperature)):
@@ -122,6 +128,7 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
         cfg.cache_dir = None
     specs = SpecSource(spec_path)
     try:
+        finalize_if_dead(path, "judge", quiet=True)
         runs = [RunDir(path)]
         batch = False
     except RunDirError as exc:
@@ -136,6 +143,7 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
             if d.resolve() in skip:
                 continue
             try:
+                finalize_if_dead(d, "judge", quiet=True)
                 runs.append(RunDir(d))
             except RunDirError as exc:
                 click.echo(f"clawrec: {exc}", err=True)
@@ -143,6 +151,9 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
     for run in runs:
         notes: list[str] = []
         try:
+            why_not = None if allow_incomplete else refusal(run.path, run.status)
+            if why_not:
+                raise ClawrecError(why_not)
             spec = specs.for_run(run, notes)
             if batch and spec is not None and spec.reference and spec.reference.resolve() == run.path.resolve():
                 continue  # a reference run is not judged against itself
@@ -158,7 +169,7 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
             except OSError as exc:  # verdict.json or the cache cannot be written (read-only folder, full disk)
                 raise UsageError(f"{exc.filename2 or exc.filename or run.path}: cannot write "
                                  f"({exc.strerror or exc})") from None
-        except (EvaluatorError, RunDirError, UsageError) as exc:
+        except (EvaluatorError, RunDirError, ClawrecError) as exc:
             if not batch:
                 if isinstance(exc, ClawrecError):
                     raise

@@ -10,6 +10,7 @@ import click
 from clawrec.commands.diagnose import find_spec
 from clawrec.errors import UsageError, check_creatable
 from evaluator.diagnose import diagnose
+from clawrec.unfinished import finalize_if_dead
 from evaluator.errors import EvaluatorError, RunDirError
 from evaluator.report import write_report
 from evaluator.report_media import EMBED_LIMIT
@@ -44,6 +45,7 @@ def view(run_dir: Path, out: Path | None, reference: Path | None, embed: bool | 
     elif target.is_dir():
         raise UsageError(f"{target}: is a folder; cannot write the report there")
     try:
+        finalize_if_dead(run_dir, "view")
         run = RunDir(run_dir)
         diagnosis = ref = None
         if reference is not None:

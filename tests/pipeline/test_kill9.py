@@ -1,0 +1,81 @@
+"""kill -9 of `clawrec run`, through the real CLI and Chromium: the agent (a grandchild of clawrec, in its own
+process group) dies with the browser (fail-closed watchdog), and the next `clawrec judge` finalizes the run
+(status interrupted, video joined from its segments, manifest counts and hashes) and refuses to judge it unless
+--allow-incomplete."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rundir.lock import LOCK
+from tests.pipeline.helpers import REPO, jsonl, manifest, signup_cmd, spawn_cli
+from tests.pipeline.tinysite import TinySite, write_spec
+
+
+def _wait(cond, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _clawrec(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clawrec.cli", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=120)
+
+
+def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_path):
+    pid_file = tmp_path / "agent.pgid"
+    run_dir = tmp_path / "run"
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site)
+        # `sh` forks (not exec): the agent's `sleep` is clawrec's grandchild, which PDEATHSIG never reaches, and
+        # unlike a Playwright script it does not end when the browser goes.
+        cmd = f"echo $$ > {pid_file}; {signup_cmd()}; touch {tmp_path / 'lingering'}; sleep 120"
+        proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", cmd, "--grace", "120",
+                          "--run-dir", str(run_dir)])
+        try:
+            _wait(lambda: (run_dir / "interceptions.jsonl").exists()
+                  and (run_dir / "interceptions.jsonl").stat().st_size > 0, 90, "the catch")
+            _wait(lambda: (tmp_path / "lingering").exists(), 60, "the agent to linger")
+            _wait(lambda: list((run_dir / ".video-segments").glob("*.ts")), 30, "a video segment")
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate(timeout=30)
+        pgid = int(pid_file.read_text())
+        try:
+            _wait(lambda: not _group_alive(pgid), 15, "the agent's process group to die")
+        finally:
+            if _group_alive(pgid):  # an orphan agent (the failure): ours to end
+                os.killpg(pgid, signal.SIGKILL)
+    assert manifest(run_dir)["status"] == "running" and (run_dir / LOCK).exists()
+
+    refused = _clawrec("judge", str(run_dir))
+    assert refused.returncode == 1 and refused.stdout == "", refused
+    assert refused.stderr.strip().splitlines() == [
+        f"clawrec: {run_dir}: the run did not finish (status interrupted: its clawrec process was killed; "
+        "finalized); pass --allow-incomplete to judge what it recorded"]
+    m = manifest(run_dir)
+    assert m["status"] == "interrupted" and "killed" in m["stop_reason"]
+    assert "video joined from segments" in m["recovered"]["notes"]
+    assert m["layers"]["video"]["duration"] > 0 and not (run_dir / ".video-segments").exists()
+    assert m["layers"]["interceptions"]["count"] == len(jsonl(run_dir, "interceptions.jsonl")) >= 1
+    assert len(m["layers"]["actions"]["sha256"]) == 64 and not (run_dir / LOCK).exists()
+
+    judged = _clawrec("judge", str(run_dir), "--allow-incomplete")
+    assert judged.returncode == 0 and judged.stdout.startswith(f"{run_dir}: PASS"), judged
+    assert json.loads((run_dir / "verdict.json").read_text())["verdict"] == "PASS"
