@@ -70,8 +70,8 @@ def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_pat
         f"clawrec: {run_dir}: the run did not finish (status interrupted: its clawrec process was killed; "
         "finalized); pass --allow-incomplete to judge what it recorded"]
     m = manifest(run_dir)
-    assert m["status"] == "interrupted" and "killed" in m["stop_reason"]
-    assert "video joined from segments" in m["recovered"]["notes"]
+    assert m["status"] == "interrupted" and "killed" in m["stop_reason"], m
+    assert "video joined from segments" in m["recovered"]["notes"], m["recovered"]
     assert m["layers"]["video"]["duration"] > 0 and not (run_dir / ".video-segments").exists()
     assert m["layers"]["interceptions"]["count"] == len(jsonl(run_dir, "interceptions.jsonl")) >= 1
     assert len(m["layers"]["actions"]["sha256"]) == 64 and not (run_dir / LOCK).exists()
