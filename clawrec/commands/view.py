@@ -9,8 +9,8 @@ import click
 
 from clawrec.commands.diagnose import find_spec
 from clawrec.errors import UsageError, check_creatable
-from evaluator.diagnose import diagnose
 from clawrec.unfinished import finalize_if_dead
+from evaluator.diagnose import diagnose
 from evaluator.errors import EvaluatorError, RunDirError
 from evaluator.report import write_report
 from evaluator.report_media import EMBED_LIMIT
