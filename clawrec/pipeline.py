@@ -17,7 +17,6 @@ import os
 import secrets
 import signal
 import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -26,11 +25,12 @@ from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
 from clawrec.errors import UsageError
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
-from clawrec.taskfile import agent_task_path, expand_sites, has_placeholders, load_task, redacted_task, sites_from_env, task_info
+from clawrec.supervise import stop_agent, supervise
+from clawrec.taskfile import (agent_task_path, expand_sites, has_placeholders, load_task, redacted_task,
+                              sites_from_env, task_info)
+from rundir.writeguard import WriteGuard, cleanup_tmp, low_space_warning
 
 log = logging.getLogger("clawrec.pipeline")
-AGENT_STOP_TIMEOUT = 10.0   # seconds an agent gets to end after cancellation before the run goes on without it
-SETTLE = 1.0                # after the agent ends: how long a last in-flight submission may take to be caught
 
 
 @dataclass
@@ -172,6 +172,8 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
         stop.run_dir = run_dir
         stack.callback(lock.release)
         ctx.run_dir = run_dir
+        if (warning := low_space_warning(run_dir)) is not None:
+            _notify(req, f"clawrec: {warning}")
         outcome = await _run(req, spec, agent, ctx, run_dir, urls, env, stop)
         if req.judge and reference is not None and outcome.exit_code == 0:
             outcome.verdict = _judge(run_dir, spec, Path(reference), req)
@@ -248,9 +250,13 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     assert rec.browser is not None
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
                        ignore_urls=rec.own_urls, secrets=rec.secrets + prepared.secrets)
+    guard = WriteGuard(run_dir)
+    for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
+        writer.guard = guard
     agent_task: asyncio.Task | None = None
     result: AgentResult | None = None
     task_file = agent_task_path()
+    guard.reserve()  # freed by the first failed write, so the run can still be finalized
     try:
         try:
             await icpt.attach(rec.browser.ws_url)
@@ -267,13 +273,13 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         rec.base["agent_start_t"] = clock.now()
         _notify(req, f"clawrec: {agent_name(req)} agent started on {spec.start_url} (run {run_dir})")
         agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{agent_name(req)}")
-        status, reason, exit_code, message, result = await _supervise(agent_task, ctx, icpt, rec, time_limit,
-                                                                      req.grace, spec.limits.steps)
+        status, reason, exit_code, message, result = await supervise(agent_task, ctx, icpt, rec, time_limit,
+                                                                     req.grace, spec.limits.steps, guard)
         return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
     except BaseException as exc:  # Ctrl-C, SIGTERM/SIGHUP, an unexpected error: the manifest is written all the same
         interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
-        if interrupted and req.agent == "human" and stop.signum is None:  # a person ends their session with Ctrl-C
-            status, reason = "ok", "stopped by the user (interrupt)"
+        if interrupted and req.agent == "human":  # a person ends their session (Ctrl-C, SIGTERM, SIGHUP)
+            status, reason = "ok", f"stopped by the user ({stop.reason})"
         else:
             status = "crashed"
             reason = stop.reason if interrupted else f"clawrec failed: {type(exc).__name__}: {exc}"
@@ -281,86 +287,14 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         raise
     finally:
         task_file.unlink(missing_ok=True)
-
-
-async def _supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec: Any, time_limit: float,
-                     grace: float, step_limit: int) -> tuple[str, str, int, str, AgentResult | None]:
-    """Wait for the first stop condition; returns (status, stop reason, exit code, message, agent result)."""
-    caught = asyncio.create_task(icpt.caught.wait())
-    failed = asyncio.create_task(rec.failed.wait())
-    lost = asyncio.create_task(_wait_failure(icpt))
-    waiting = {agent_task, caught, failed, lost}
-    try:
-        done, _ = await asyncio.wait(waiting, timeout=time_limit, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for t in (caught, failed, lost):
-            t.cancel()
-    if icpt.catches or caught in done:
-        return ("intercepted", _catch_reason(icpt), 0, "", await _stop_agent(agent_task, ctx, grace))
-    if failed in done or lost in done:
-        why = "; ".join(rec.failures) or icpt.failure or "a layer failed"
-        return ("crashed", why, 1, f"run crashed: {why}", await _stop_agent(agent_task, ctx, 0))
-    if agent_task in done:
-        with contextlib.suppress(asyncio.TimeoutError):  # a last submission may still be in flight
-            await asyncio.wait_for(icpt.caught.wait(), max(SETTLE, grace))
-        result, err = _agent_outcome(agent_task)
-        if err is not None and not agent_task.cancelled() and agent_task.exception() is not None:
-            exc = agent_task.exception()  # the traceback is kept for whoever debugs the adapter
-            (ctx.run_dir / "agent.error.log").write_text("".join(traceback.format_exception(exc)))
-        if icpt.catches:
-            return ("intercepted", _catch_reason(icpt), 0, "", result)
-        if err is not None:
-            return err + (result,)  # type: ignore[return-value]
-        assert result is not None
-        if result.status != "ok":
-            return ("agent_error", f"agent error: {result.message}", 0, "", result)
-        if step_limit and result.steps >= step_limit:
-            return ("timeout", f"step limit reached ({result.steps} steps)", 0, "", result)
-        return ("ok", f"agent finished without a terminal submission: {result.message}".rstrip(": "), 0, "", result)
-    result = await _stop_agent(agent_task, ctx, 0)
-    if icpt.catches:
-        return ("intercepted", _catch_reason(icpt), 0, "", result)
-    return ("timeout", f"time limit reached ({time_limit:g} s)", 0, "", result)
-
-
-async def _wait_failure(icpt: Any) -> None:
-    while getattr(icpt, "failure", None) is None:
-        await asyncio.sleep(0.1)
-
-
-def _catch_reason(icpt: Any) -> str:
-    first = icpt.catches[0] if icpt.catches else {}
-    return f"terminal request caught: {first.get('method', '')} {first.get('url', '')} ({first.get('rule', '')})"
-
-
-def _agent_outcome(task: asyncio.Task) -> tuple[AgentResult | None, tuple[str, str, int, str] | None]:
-    if task.cancelled():
-        return None, None
-    exc = task.exception()
-    if exc is None:
-        return task.result(), None
-    if isinstance(exc, AgentSetupError):
-        return None, ("agent_error", f"agent could not start: {exc}", 2, str(exc))
-    return None, ("agent_error", f"agent crashed: {type(exc).__name__}: {exc}", 0, "")
-
-
-async def _stop_agent(task: asyncio.Task, ctx: AgentContext, grace: float) -> AgentResult | None:
-    """Ask the agent to stop (ctx.stop), give it `grace` seconds, then cancel it."""
-    ctx.stop.set()
-    if not task.done() and grace > 0:
-        await asyncio.wait({task}, timeout=grace)
-    if not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=AGENT_STOP_TIMEOUT)
-    if task.done() and not task.cancelled() and task.exception() is None:
-        return task.result()
-    return None
+        guard.release()
+        cleanup_tmp(run_dir)
 
 
 async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str, reason: str, exit_code: int,
                message: str, result: AgentResult | None = None, ctx: AgentContext | None = None) -> RunOutcome:
     if agent_task is not None and not agent_task.done() and ctx is not None:
-        result = await _stop_agent(agent_task, ctx, 0) or result
+        result = await stop_agent(agent_task, ctx, 0) or result
     rec.base["stop_t"] = rec.clock.now()
     if icpt.catches:
         rec.base["catch_t"] = icpt.catches[0].get("t")

@@ -86,6 +86,11 @@ class Interceptor:
         self._deciding: set[asyncio.Task] = set()
         self._held: dict[str, PausedRequest] = {}  # paused, not yet answered (requestId)
 
+    @property
+    def writers(self) -> list[JsonlWriter]:
+        """The JSONL files this interceptor writes (a run gives them one WriteGuard: rundir/writeguard.py)."""
+        return [self.writer] + [x.writer for x in (self.http, self.console) if x is not None]
+
     # ---- lifecycle -------------------------------------------------------------------------------------------
     async def attach(self, browser: str) -> None:
         """Connect and turn auto-attach on; returns once every existing and future target is covered."""

@@ -81,6 +81,9 @@ def write_har(path: Path, records: list[dict[str, Any]], clock: RunClock) -> dic
     har = {"log": {"version": "1.2", "creator": CREATOR, "pages": [],
                    "entries": [entry(r, clock) for r in records if r.get("type") == "request"]}}
     tmp = path.with_suffix(".har.tmp")
-    tmp.write_text(json.dumps(har, ensure_ascii=False, default=str))
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(har, ensure_ascii=False, default=str))
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half-written temp file
     return har

@@ -227,4 +227,7 @@ class HttpLog:
             self._flush_timer.cancel()
             self._flush_timer = None
         self.writer.close()
-        write_har(self.run_dir / HAR, self.records, self.clock)
+        try:
+            write_har(self.run_dir / HAR, self.records, self.clock)
+        except OSError as exc:  # a full disk: reported to the run's write guard (raised without one)
+            self.writer.fail(self.run_dir / HAR, exc)

@@ -103,7 +103,10 @@ class AgentLogSink:
         """Copy complete new inbox lines into agent.jsonl; returns how many."""
         self._offset, n = copy_inbox(self.inbox, self._offset, self.writer, self.clock)
         if n:
-            self._offset_file.write_text(str(self._offset))
+            try:
+                self._offset_file.write_text(str(self._offset))
+            except OSError as exc:  # a full disk: the run's write guard stops the run
+                self.writer.fail(self._offset_file, exc)
         return n
 
     async def stop(self) -> None:

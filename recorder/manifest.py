@@ -20,6 +20,7 @@ from typing import Any
 from rundir import manifest as M, records
 from rundir.manifest import clawrec_version, read as read_manifest, write as write_manifest  # noqa: F401
 from rundir.records import RunClock, read_jsonl
+from rundir.writeguard import cleanup_tmp
 
 JSONL_LAYERS = (records.HTTP, records.INTERCEPTIONS, records.AGENT, records.ACTIONS, records.CONSOLE)
 
@@ -74,9 +75,13 @@ def describe_layers(run_dir: str | Path) -> dict[str, dict[str, Any]]:
 
 
 def finish(run_dir: str | Path, base: dict[str, Any], status: str, stop_reason: str,
-           ended: float | None = None) -> dict[str, Any]:
-    """Complete `base` with status, stop reason, end time and layers (rundir.manifest.ended); write it; return it."""
-    data = M.ended(base, status, stop_reason, layers=describe_layers(run_dir), end=ended)
+           ended: float | None = None, failed: dict[str, str] | None = None) -> dict[str, Any]:
+    """Complete `base` with status, stop reason, end time and layers (rundir.manifest.ended); write it; return it.
+    `failed`: layers that stopped early (`{"video": "ffmpeg killed by SIGKILL"}`), marked `failed` in `layers`."""
+    layers = describe_layers(run_dir)
+    for name, why in (failed or {}).items():
+        layers[name] = {**layers.get(name, {}), "failed": why}
+    data = M.ended(base, status, stop_reason, layers=layers, end=ended)
     write_manifest(run_dir, data)
     return data
 
@@ -127,9 +132,7 @@ def tidy(run_dir: Path) -> list[str]:
         cut = records.cut_torn_tail(run_dir / name)
         if cut:
             notes.append(f"{name}: torn last line ({cut} bytes) cut")
-    for tmp in run_dir.glob("*.tmp"):
-        if tmp.is_file() and tmp.stat().st_size == 0:
-            tmp.unlink(missing_ok=True)
+    cleanup_tmp(run_dir)
     return notes
 
 

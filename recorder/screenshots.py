@@ -240,7 +240,13 @@ class Screenshotter:
                 self.index.write({**record, "path": None, "error": error})
                 continue
             name = f"{self._seq:06d}.jpg"
-            (self.dir / name).write_bytes(image)
+            try:
+                (self.dir / name).write_bytes(image)
+            except OSError as exc:  # a full disk: no half image left; the run's guard stops the run
+                (self.dir / name).unlink(missing_ok=True)
+                self.errors += 1
+                self.index.fail(self.dir / name, exc)
+                continue
             self.count += 1
             if isinstance(action.get("t"), (int, float)):
                 self.latencies.append(max(0.0, t + took - action["t"]))

@@ -3,8 +3,9 @@
 Why one object: the layers share a clock and a lifetime. `start()` brings up display, ffmpeg, the action channel,
 this run's private copy of the extension (config.json with port + token), Chromium and the screenshot connection,
 and returns once ffmpeg has its first frame and CDP answers. The extension's hello is not awaited (it queues events
-until connected); if it never connects, or a layer process dies (ffmpeg, Chromium, Xvfb), `failed` is set and
-`failures` says why; `finalize()` then reports status `crashed`.
+until connected); if it never connects, or Chromium or Xvfb dies, `failed` is set and `failures` says why;
+`finalize()` then reports status `crashed`. Losing ffmpeg or the screenshot connection only degrades that layer
+(`degraded`, marked `failed` in the manifest's layers); the run goes on.
 The manifest is written at start (`running`), at finalize, from SIGTERM/SIGHUP handlers (unless
 `handle_signals=False`: a caller that finalizes gracefully on signals, like `clawrec run`) and at interpreter exit;
 if the process is SIGKILLed, `recorder.manifest.recover(run_dir)` finishes the job. A cancelled start() (Ctrl-C)
@@ -98,6 +99,7 @@ class Recording:
         self.actions: JsonlWriter | None = None
         self.failed = asyncio.Event()
         self.failures: list[str] = []
+        self.degraded: dict[str, str] = {}  # layer -> why it stopped early (the run went on without it)
         self.ready_t: float | None = None
         self.manifest: dict[str, Any] | None = None
         self._tmp: Path | None = None
@@ -121,6 +123,12 @@ class Recording:
     def secrets(self) -> list[str]:
         """Values that must never reach a run file (the channel token): the Interceptor's `secrets`."""
         return ([self.channel.token] if self.channel is not None else []) + self._extra_secrets
+
+    @property
+    def writers(self) -> list[JsonlWriter]:
+        """The JSONL files this recording writes, once started (a run gives them one WriteGuard)."""
+        return [w for w in (self.actions, self.agent_log.writer if self.agent_log else None,
+                            self.screens.index if self.screens else None) if w is not None]
 
     @property
     def agent_log_path(self) -> Path:
@@ -256,11 +264,20 @@ class Recording:
 
     # ---- failures ---------------------------------------------------------------------------------------------
     def _check_processes(self) -> None:
+        """Chromium or Xvfb gone: the run fails. ffmpeg gone: only the video layer (degraded, the run goes on)."""
         for name, proc in (("ffmpeg", self.video.process if self.video else None),
                            ("Chromium", self.browser.process if self.browser else None),
                            ("Xvfb", self.display.process if self.display else None)):
             if proc is not None and proc.poll() is not None:
-                self._fail(f"{name} {_signal_name(proc.returncode)}")
+                if name == "ffmpeg":
+                    self._degrade("video", f"{name} {_signal_name(proc.returncode)}")
+                else:
+                    self._fail(f"{name} {_signal_name(proc.returncode)}")
+
+    def _degrade(self, layer: str, reason: str) -> None:
+        """A layer that can be lost without losing the run (video, screenshots): marked failed in the manifest."""
+        if layer not in self.degraded:
+            self.degraded[layer] = reason
 
     def _fail(self, reason: str) -> None:
         if reason not in self.failures:
@@ -271,6 +288,9 @@ class Recording:
         while True:
             await asyncio.sleep(0.25)
             self._check_processes()
+            if self.screens is not None and self.screens.cdp.closed.is_set() and self.browser is not None \
+                    and self.browser.alive():
+                self._degrade("screenshots", "the screenshot connection was lost")
 
     # ---- the one way out --------------------------------------------------------------------------------------
     def _finish(self, status: str, stop_reason: str) -> dict[str, Any]:
@@ -319,7 +339,7 @@ class Recording:
             stop_reason = f"{stop_reason}; recorder: {', '.join(self.failures)}" if stop_reason else \
                 f"recorder: {', '.join(self.failures)}"
             status = "crashed"
-        self.manifest = manifest.finish(self.run_dir, base, status, stop_reason, ended=ended)
+        self.manifest = manifest.finish(self.run_dir, base, status, stop_reason, ended=ended, failed=self.degraded)
         return self.manifest
 
     def _install_exit_hooks(self) -> None:

@@ -18,6 +18,7 @@ import orjson
 
 from rundir.jsondepth import MAX_RECORD_DEPTH, TooDeep, loads_bounded
 from rundir.redact import Redactor
+from rundir.writeguard import WriteGuard
 
 MANIFEST = "manifest.json"
 VIDEO = "video.mp4"
@@ -76,6 +77,11 @@ class JsonlWriter:
         self.fsync = fsync
         self.count = 0
         self.redactor = redactor if redactor is not None else Redactor()
+        # The run's write health (rundir/writeguard.py): a failed write is reported there and the run stops; every
+        # writer of the run then drops its records (counted). Without a guard a failed write raises OSError.
+        self.guard: WriteGuard | None = None
+        self.error: OSError | None = None
+        self.dropped = 0
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
 
@@ -87,13 +93,39 @@ class JsonlWriter:
         record = self.redactor.record(record)
         line = dumps_line(record)
         with self._lock:
+            if self.error is not None or (self.guard is not None and self.guard.error is not None):
+                self.dropped += 1
+                return record
             if self._fh.closed:
                 raise ValueError(f"{self.path} is closed")
-            self._fh.write(line)
-            if flush:
-                self._flush()
+            try:
+                self._fh.write(line)
+                if flush:
+                    self._flush()
+            except OSError as exc:
+                self._broken(exc)
+                return record
             self.count += 1
         return record
+
+    def fail(self, path: str | Path, exc: OSError) -> None:
+        """Report a failed write of a file that belongs to this layer (a screenshot's JPG) to the run's guard."""
+        if self.guard is None:
+            raise exc
+        self.guard.fail(path, exc)
+
+    def _broken(self, exc: OSError) -> None:
+        """A write failed (lock held): close, cut the half-written line, tell the guard (or raise)."""
+        self.error = exc
+        try:
+            self._fh.close()
+        except OSError:
+            pass
+        try:
+            cut_torn_tail(self.path)
+        except OSError:
+            pass
+        self.fail(self.path, exc)
 
     @property
     def secrets(self) -> list[str]:
@@ -107,7 +139,10 @@ class JsonlWriter:
     def flush(self) -> None:
         with self._lock:
             if not self._fh.closed:
-                self._flush()
+                try:
+                    self._flush()
+                except OSError as exc:
+                    self._broken(exc)
 
     def _flush(self) -> None:
         self._fh.flush()
@@ -117,7 +152,10 @@ class JsonlWriter:
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
-                self._fh.close()
+                try:
+                    self._fh.close()
+                except OSError as exc:  # the last buffered lines did not fit
+                    self._broken(exc)
 
     def __enter__(self) -> "JsonlWriter":
         return self

@@ -4,8 +4,11 @@ end, on the time limit, and reports a crashed browser as an infrastructure failu
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.pipeline.helpers import jsonl, manifest, run_cli, signup_cmd
 from tests.pipeline.tinysite import TinySite, write_spec
@@ -102,9 +105,11 @@ def test_browser_dying_is_an_infrastructure_failure(tmp_path, capsys):
     assert m["status"] == "crashed" and m["duration"] < 30
 
 
-def test_human_run_ended_by_ctrl_c_is_ok(tmp_path):
-    """`--agent human`: clawrec waits for the person; Ctrl-C ends the session and the manifest says so."""
-    import signal
+@pytest.mark.parametrize("sig,code,why", [(signal.SIGINT, 130, "interrupted"),
+                                          (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_human_run_ended_by_ctrl_c_is_ok(tmp_path, sig, code, why):
+    """`--agent human`: clawrec waits for the person; Ctrl-C ends the session and the manifest says so. SIGTERM
+    (a closed session, a service manager) ends it the same way: same status, the signal named."""
     import time
 
     from tests.pipeline.helpers import spawn_cli
@@ -117,9 +122,9 @@ def test_human_run_ended_by_ctrl_c_is_ok(tmp_path):
         while not (agent_log.exists() and agent_log.read_text().strip()):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
             time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     m = manifest(tmp_path / "run")
-    assert m["status"] == "ok" and "stopped by the user" in m["stop_reason"]
+    assert m["status"] == "ok" and m["stop_reason"] == f"stopped by the user ({why})"
     assert jsonl(tmp_path / "run", "agent.jsonl")[0]["content"].startswith("Sign me up")
