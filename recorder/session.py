@@ -288,8 +288,8 @@ class Recording:
         while True:
             await asyncio.sleep(0.25)
             self._check_processes()
-            if self.screens is not None and self.screens.cdp.closed.is_set() and self.browser is not None \
-                    and self.browser.alive():
+            conn = self.screens.cdp if self.screens is not None else None
+            if conn is not None and conn.closed and self.browser is not None and self.browser.alive():
                 self._degrade("screenshots", "the screenshot connection was lost")
 
     # ---- the one way out --------------------------------------------------------------------------------------

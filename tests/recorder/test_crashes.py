@@ -185,3 +185,20 @@ def test_start_failure_writes_crashed_manifest_and_leaves_no_process(tmp_path, m
     assert not rec.display.alive() and not rec.video.alive()
     if (tmp_path / "run" / "video.mp4").exists():  # ffmpeg may have written a frame before the failure
         assert_video_plays(tmp_path / "run" / "video.mp4")
+
+
+def test_lost_screenshot_connection_degrades_the_screenshots_layer_only(tmp_path):
+    async def run() -> tuple[dict, bool]:
+        rec = Recording(tmp_path, task_id="crash", agent="script", headless=True, video=False)
+        await rec.start()
+        try:
+            await rec.screens.cdp.close()  # the screenshot connection is gone, the browser is not
+            await wait_for(lambda: "screenshots" in rec.degraded, what="the screenshots layer marked failed")
+            failed = rec.failed.is_set()
+        finally:
+            manifest = await rec.finalize("ok", "agent finished")
+        return manifest, failed
+
+    manifest, failed = asyncio.run(run())
+    assert not failed and manifest["status"] == "ok"
+    assert manifest["layers"]["screenshots"]["failed"] == "the screenshot connection was lost"
