@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sites": ("sites", "sites", "Serve the local live-like websites."),
     "intercept": ("intercept", "intercept", "Attach to a running browser and block a spec's terminal requests."),
     "run": ("run", "run", "Run one task with an agent in an instrumented browser."),
+    "record": ("record", "record", "Record a person doing a task (reference run); --vnc, hold mode."),
+    "check-spec": ("check_spec", "check_spec", "Check a spec's rules offline against recorded runs."),
     "judge": ("judge", "judge", "Judge a run (payload and/or LLM judge) against its reference."),
     "annotate": ("annotate", "annotate", "Turn a recorded run into an interception spec (ranked candidates)."),
     "diagnose": ("diagnose", "diagnose", "Align a run's actions with its reference; show where it diverged."),

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
 from clawrec.errors import UsageError
+from clawrec.record_session import check_display, start_human_session
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
 from clawrec.supervise import stop_agent, supervise
 from clawrec.taskfile import (agent_task_path, expand_sites, has_placeholders, load_task, redacted_task,
@@ -54,6 +55,9 @@ class RunRequest:
     allow_outside_files: bool = False     # the spec's files may lie outside its folder (--allow-outside-files)
     spec: Any = None                      # an already loaded taskspec Spec (the API); else spec_path is read
     notify: Callable[[str], None] | None = None   # one-line progress for a person (the CLI prints it on stderr)
+    vnc: bool = False                      # a person's run: private Xvfb + x11vnc/noVNC (clawrec record --vnc)
+    hold: bool | None = None               # hold mode (None: on for a person's run when the spec has no rule)
+    hold_timeout: float | None = None      # seconds a held request waits for a decision before it is blocked
 
 
 @dataclass
@@ -98,7 +102,7 @@ def run_display(req: RunRequest) -> str | None:
     None (a private Xvfb)."""
     if req.display:
         return req.display
-    if req.agent == "human" and not req.headless:
+    if req.agent == "human" and not req.headless and not req.vnc:
         return os.environ.get("DISPLAY") or None
     return None
 
@@ -124,6 +128,7 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
     stop = stop or RunStop()
     if req.display and req.headless:
         raise UsageError(f"{{opt}} {req.display}: a --headless run has no display", option="display")
+    check_display(req.agent, req.headless, run_display(req), req.vnc)
     if req.display:
         from recorder.display import DisplayError, use_display
 
@@ -248,8 +253,10 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         reason = f"recorder failed to start: {exc}"
         return RunOutcome(run_dir, "crashed", reason, exit_code=1, message=reason, manifest=rec.manifest or {})
     assert rec.browser is not None
+    human = await start_human_session(req, spec, rec, ctx)  # hold + control page: known before the interceptor
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
-                       ignore_urls=rec.own_urls, secrets=rec.secrets + prepared.secrets)
+                       ignore_urls=rec.own_urls + (human.own_urls if human else []),
+                       secrets=rec.secrets + prepared.secrets, hold=human.hold if human else None)
     guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
         writer.guard = guard
@@ -259,8 +266,10 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     guard.reserve()  # freed by the first failed write, so the run can still be finalized
     try:
         try:
+            stop.check()  # a stop whose cancellation was lost in the start-up
             await icpt.attach(rec.browser.ws_url)
             await open_start_page(rec.browser.ws_url, prepared.open_url)
+            stop.check()
         except Exception as exc:
             reason = f"could not prepare the browser: {type(exc).__name__}: {exc}"
             return await _end(rec, icpt, None, "crashed", reason, 1, reason)
@@ -274,7 +283,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         _notify(req, f"clawrec: {agent_name(req)} agent started on {spec.start_url} (run {run_dir})")
         agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{agent_name(req)}")
         status, reason, exit_code, message, result = await supervise(agent_task, ctx, icpt, rec, time_limit,
-                                                                     req.grace, spec.limits.steps, guard)
+                                                                     req.grace, spec.limits.steps, guard, stop)
         return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
     except BaseException as exc:  # Ctrl-C, SIGTERM/SIGHUP, an unexpected error: the manifest is written all the same
         interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
@@ -289,6 +298,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         task_file.unlink(missing_ok=True)
         guard.release()
         cleanup_tmp(run_dir)
+        if human is not None:
+            await asyncio.shield(human.close())
 
 
 async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str, reason: str, exit_code: int,

@@ -38,13 +38,19 @@ async def wait_failure(rec: Any, icpt: Any, guard: Any = None) -> str:
 
 
 async def supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec: Any, time_limit: float,
-                    grace: float, step_limit: int, guard: Any = None) -> Outcome:
-    """Wait for the first stop condition; returns (status, stop reason, exit code, message, agent result)."""
+                    grace: float, step_limit: int, guard: Any = None, stop: Any = None) -> Outcome:
+    """Wait for the first stop condition; returns (status, stop reason, exit code, message, agent result).
+    `stop` (clawrec.run_signals.RunStop): a signal's stop is also waited on here, not only its cancellation of the
+    run, which can be lost on the way (see run_signals): it raises CancelledError like the cancellation."""
     caught = asyncio.create_task(icpt.caught.wait())
     broken = asyncio.create_task(wait_failure(rec, icpt, guard))
+    requested = getattr(stop, "requested", None)
+    stopped = asyncio.create_task(requested.wait() if requested is not None else asyncio.Event().wait())
     try:
-        done, _ = await asyncio.wait({agent_task, caught, broken}, timeout=time_limit,
+        done, _ = await asyncio.wait({agent_task, caught, broken, stopped}, timeout=time_limit,
                                      return_when=asyncio.FIRST_COMPLETED)
+        if stop is not None:
+            stop.check()
         if broken in done:
             return _crashed(rec, icpt, guard, await stop_agent(agent_task, ctx, 0))
         if icpt.catches or caught in done:
@@ -59,7 +65,7 @@ async def supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec:
             return ("intercepted", catch_reason(icpt), 0, "", result)
         return ("timeout", f"time limit reached ({time_limit:g} s)", 0, "", result)
     finally:
-        for t in (caught, broken):
+        for t in (caught, broken, stopped):
             t.cancel()
 
 

@@ -35,6 +35,7 @@ from rundir.redact import Redactor, mask_fields, redact_headers, secret_values
 
 log = logging.getLogger("clawrec.interceptor")
 
+HELD_BLOCKED = "held_blocked"  # the action of a request a person blocked (or left unanswered) in hold mode
 PAUSE_ALL = [{"urlPattern": "*", "requestStage": "Request"}]
 OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread
 
@@ -46,8 +47,10 @@ class Interceptor:
                  on_catch: Callable[[dict[str, Any]], Any] | None = None,
                  kill_browser: Callable[[], None] | None = None, *, narrow: bool = True, http_log: bool = True,
                  watchdog: bool = True, ignore_urls: list[str] | tuple[str, ...] = (),
-                 secrets: list[str] | tuple[str, ...] = ()) -> None:
-        """`ignore_urls`: URL prefixes (the recorder's channel `ws://127.0.0.1:PORT/`, `chrome-extension://ID/`)
+                 secrets: list[str] | tuple[str, ...] = (), hold: Any = None) -> None:
+        """`hold`: an interceptor.hold.Hold: every request is paused and the state-changing ones no rule catches
+        wait for a person's decision (hold mode; blocked ones are recorded with `action: held_blocked`).
+        `ignore_urls`: URL prefixes (the recorder's channel `ws://127.0.0.1:PORT/`, `chrome-extension://ID/`)
         the HTTP log leaves out, requests and whole targets; matching and blocking still apply to them. `secrets`:
         values (the channel token) replaced by `[redacted]` wherever they would reach http.jsonl, http.har or
         interceptions.jsonl."""
@@ -59,7 +62,8 @@ class Interceptor:
         self.on_catch = on_catch
         self.http_rules: list[Rule] = [r for r in spec.intercept if not r.is_websocket]
         self.ws_rules: list[Rule] = [r for r in spec.intercept if r.is_websocket]
-        self.patterns = fetch_patterns(self.http_rules) if narrow else PAUSE_ALL
+        self.hold = hold
+        self.patterns = fetch_patterns(self.http_rules) if narrow and hold is None else PAUSE_ALL
         # The browser-level Fetch only covers the new-target race (see attach): it never needs more than what can
         # match, also when the targets pause everything (else each request would pause twice: measured +0.5 ms).
         self.root_patterns = fetch_patterns(self.http_rules)
@@ -119,6 +123,8 @@ class Interceptor:
         browser's owner closes the browser after writing its own files (the pipeline: the recorder's finalize)."""
         if not self._closing:
             self._closing = True  # from now on every paused request is failed (see _paused)
+            if self.hold is not None:
+                self.hold.close()  # what still waits for a person is blocked now
             if self._deciding:
                 await asyncio.wait(list(self._deciding), timeout=5)
             for held in list(self._held.values()):
@@ -215,6 +221,9 @@ class Interceptor:
             return
         t0 = time.perf_counter()
         rules = [r for r in self.http_rules if match.could_match(r, req["method"], req["url"])]
+        if not rules and self.hold is not None and self.hold.wants(req["method"], req["url"],
+                                                                   params.get("resourceType")):
+            rules = [None]  # type: ignore[list-item]  (no rule: the person decides, see _decide)
         if not rules:
             self.stats["continued"] += 1
             paused.continue_()
@@ -241,6 +250,9 @@ class Interceptor:
             body = await asyncio.to_thread(payload.decode, raw, ctype, self.files, complete)
         else:
             body = payload.decode(raw, ctype, self.files, complete)
+        if rules == [None]:  # hold mode (interceptor/hold.py): the person's answer, or block at the timeout
+            await self._hold(paused, body)
+            return
         rule = match.first_match(rules, req["method"], req["url"], body)
         undecidable = False
         if rule is None and ((req.get("hasPostData") and not raw) or body.decode):
@@ -263,6 +275,28 @@ class Interceptor:
             self._landed.add(params["networkId"])
         # the answer marks the HTTP log now, before Network.loadingFailed can arrive
         action = "blocked" if closed else self._answer(paused, rule, land=land)
+        await self._record_request(paused, body, rule, action, undecidable=undecidable)
+
+    async def _hold(self, paused: PausedRequest, body: Any) -> None:
+        req = paused.params["request"]
+        decision, by, held = await self.hold.ask(req["method"], req["url"], body.value)
+        self._held.pop(paused.request_id, None)
+        if paused.answer is not None:  # close() failed it while the person decided
+            return
+        if decision == "allow":
+            paused.continue_()
+            return
+        paused.fail()
+        if self.http is not None and paused.network_id:
+            self.http.mark_intercepted(paused.network_id, HELD_BLOCKED)
+        await self._record_request(paused, body, None, HELD_BLOCKED, held={
+            "id": held.id, "held_t": held.t, "decided_t": self.clock.now(), "by": by})
+
+    async def _record_request(self, paused: PausedRequest, body: Any, rule: Rule | None, action: str,
+                              undecidable: bool = False, held: dict[str, Any] | None = None) -> None:
+        """interceptions.jsonl: a catch (`rule` set), or a request a person blocked in hold mode (`held`)."""
+        session, params = paused.session, paused.params
+        req = params["request"]
         if session.id is None and self.conn is not None:  # paused at browser level: attribute to its target
             session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
                            session)
@@ -271,7 +305,8 @@ class Interceptor:
         if self.http is not None and self.http.senders.get(params.get("networkId") or "") == "worker":
             target_type = "worker"  # dedicated workers pause on their parent's session
         record = {
-            "rule": rule.name, "rule_index": rule.index, "url": req["url"], "method": req["method"],
+            "rule": rule.name if rule else None, "rule_index": rule.index if rule else None, "url": req["url"],
+            "method": req["method"],
             "headers": redact_headers(req.get("headers", {})), "query": match.query_params(req["url"]),
             "body": mask_fields(body.value), "body_kind": body.kind,
             "raw": scrub(body.raw_text(), secret_values(body.value)), "files": body.files,
@@ -285,7 +320,9 @@ class Interceptor:
             record["undecidable"] = True
         if body.decode:
             record["decode"] = body.decode  # "too deep" | "too large": `body` is null, `raw` keeps the bytes
-        self._record(record)
+        if held is not None:
+            record["held"] = held
+        self._record(record, catch=held is None)
 
     async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
         """The document that sent a request. A navigation belongs to the frame's committed document; a subresource
@@ -336,11 +373,14 @@ class Interceptor:
             "target_type": session.target_type, "resource_type": "WebSocket", "action": "blocked",
         })
 
-    def _record(self, record: dict[str, Any]) -> None:
+    def _record(self, record: dict[str, Any], catch: bool = True) -> None:
+        """Write a catch (or, `catch=False`, a request a person blocked in hold mode: not a terminal catch)."""
         if self._files_done:  # sealed (see close): the message was dropped all the same; nothing more is written
             log.warning("a %s caught after the interceptor's files were closed was not recorded", record.get("url"))
             return
         record = self.writer.write(record)
+        if not catch:
+            return
         self.catches.append(record)
         self.stats["caught"] += 1
         if record["action"] != "landed":  # a landed save does not end the run: later steps may build on it

@@ -16,7 +16,7 @@ as_root() {
 
 apt_packages() {
   local missing=()
-  for pkg in chromium xvfb ffmpeg xdotool; do
+  for pkg in chromium xvfb ffmpeg xdotool x11vnc novnc websockify; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   if [ ${#missing[@]} -gt 0 ]; then

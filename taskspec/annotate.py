@@ -32,6 +32,7 @@ from taskspec import dump, placeholders
 from rundir.jsondepth import MAX_RECORD_DEPTH
 from taskspec.limits import TooDeep, loads_bounded
 from taskspec.model import Rule
+from taskspec.plumbing import split_expect
 from rundir import records as R
 
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
@@ -299,6 +300,10 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
     rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run))
+    expect, plumbing = split_expect(expect)
+    if plumbing:
+        notes.append("left out of `expect` (framework plumbing, not what the person meant): "
+                     + ", ".join(f"{k} ({why})" for k, why in plumbing.items()))
     run.notes.extend(notes)
     spec: dict[str, Any] = {"version": 1, "id": opts.id}
     if opts.category:

@@ -9,7 +9,7 @@ import click
 from rundir import manifest as M
 
 from clawrec.errors import UsageError, check_creatable
-from taskspec.annotate import AnnotateError, Candidate, Options, build_spec, candidates, dump_spec, read_run
+from taskspec.annotate import AnnotateError, Candidate, Options, Run, build_spec, candidates, dump_spec, read_run
 from taskspec.model import CATEGORIES
 from taskspec.load import SpecError, load_spec
 
@@ -25,6 +25,20 @@ def describe(n: int, c: Candidate) -> str:
 def _task_id(run_path: Path, manifest: dict) -> str:
     task = M.upgrade(manifest).get("task")
     return str((task.get("id") if isinstance(task, dict) else None) or run_path.resolve().name)
+
+
+def check_before_writing(text: str, out: Path, run: Run) -> list[str]:
+    """`check-spec` on the annotated run (its reference) before the spec is written: the report lines."""
+    from clawrec.taskfile import expand_sites
+    from taskspec.spec_runs import check_run, for_run, load_spec_text, report
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)  # the spec's relative `reference` resolves from there
+        spec = for_run(load_spec_text(text, out), run, expand_sites)
+    except Exception as exc:  # the validation after writing names the problem
+        return [f"check-spec: not run ({type(exc).__name__}: {exc})"]
+    check = check_run(spec, run, "reference")
+    return [f"check-spec: {line}" for line in report(check)]
 
 
 @click.command("annotate")
@@ -84,9 +98,12 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
                                                      category=category, fields=only))
     except AnnotateError as exc:
         raise UsageError(str(exc)) from None
+    text = dump_spec(spec, run, found[n - 1])
+    for line in check_before_writing(text, out, run):  # on stderr: stdout stays the candidate list + `wrote`
+        click.echo(line, err=True)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(dump_spec(spec, run, found[n - 1]), encoding="utf-8")
+        out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
     try:

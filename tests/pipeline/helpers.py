@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,9 @@ def run_cli(args: list[str], capsys) -> tuple[int, list[str], list[str]]:
 
 
 def spawn_cli(args: list[str], **kw: Any) -> subprocess.Popen:
+    """`clawrec run ARGS` as a terminal's foreground job: SIGINT at its default even when the suite runs as a
+    background job of a non-interactive shell (which ignores SIGINT, and an ignored SIGINT stays ignored)."""
+    kw.setdefault("preexec_fn", lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return subprocess.Popen([sys.executable, "-m", "clawrec.cli", "run", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO, **kw)
 

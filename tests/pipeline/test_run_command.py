@@ -114,9 +114,12 @@ def test_human_run_ended_by_ctrl_c_is_ok(tmp_path, sig, code, why):
 
     from tests.pipeline.helpers import spawn_cli
 
-    with TinySite() as site:
+    from tests.recorder.xvfb import own_xvfb
+
+    with TinySite() as site, own_xvfb() as (_xvfb, display):  # a person needs a display (--headless is refused)
         spec = write_spec(tmp_path, site)
-        proc = spawn_cli([str(spec), "--agent", "human", "--headless", "--run-dir", str(tmp_path / "run")])
+        proc = spawn_cli([str(spec), "--agent", "human", "--display", display, "--no-video", "--run-dir",
+                          str(tmp_path / "run")])
         deadline = time.monotonic() + 60
         agent_log = tmp_path / "run" / "agent.jsonl"
         while not (agent_log.exists() and agent_log.read_text().strip()):

@@ -1,0 +1,136 @@
+"""A spec's rules checked offline against recorded runs (`clawrec check-spec`, and `annotate` before it writes).
+
+Why: a rule is only good if it catches a reference run's terminal request exactly once and nothing of a benign
+run. Every request a run recorded (http.jsonl, the bodies of caught requests in interceptions.jsonl, sent
+WebSocket messages, WebSocket messages the guard dropped) is put through `taskspec.distinguish.caught`, i.e. the
+same `taskspec.match` predicate the live interceptor uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rundir import records as R
+from taskspec.annotate import Run, candidates, read_run, sent
+from taskspec.distinguish import Sent, caught
+from taskspec.model import Rule, Spec
+
+CAUGHT = ("blocked", "fulfilled")
+PERSON = ("terminal", "page")  # who blocked a held request on purpose (not a timeout)
+
+
+@dataclass
+class Hit:
+    where: str       # "http.jsonl:12" or "interceptions.jsonl:3"
+    sent: Sent
+    rule: Rule
+
+    def describe(self) -> str:
+        return f"{self.where} {self.sent.method} {self.sent.url} (rule {self.rule.index + 1})"
+
+
+@dataclass
+class RunCheck:
+    path: Path
+    role: str                      # reference | benign
+    hits: list[Hit] = field(default_factory=list)
+    terminal: str | None = None    # where the reference's terminal request is
+    problem: str = ""              # empty: the run passes
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def requests(run: Run) -> list[tuple[str, Sent]]:
+    """Every request of the run, with where it is recorded."""
+    out = [(f"{R.HTTP}:{s.line}", s) for s in sent(run)]
+    for n, rec in enumerate(run.catches, 1):  # a WebSocket message the guard dropped is in no other layer
+        if str(rec.get("method")).upper() == "WEBSOCKET":
+            out.append((f"{R.INTERCEPTIONS}:{n}", Sent(-n, "WS", str(rec.get("url") or ""),
+                                                       str(rec.get("body_kind") or "json"), rec.get("body"))))
+    return out
+
+
+def terminal_request(run: Run) -> str | None:
+    """Where the run's terminal request is: the first one it caught; else the last one a person blocked in hold
+    mode; else annotate's top candidate."""
+    http = dict(run.http)
+    ws = [f"{R.INTERCEPTIONS}:{n}" for n, c in enumerate(run.catches, 1)
+          if str(c.get("method")).upper() == "WEBSOCKET"]
+    caught_lines = [n for n, rec in run.http if rec.get("intercepted") in CAUGHT]
+    if caught_lines or ws:
+        return f"{R.HTTP}:{caught_lines[0]}" if caught_lines else ws[0]
+    by_person = {c.get("network_id") for c in run.catches
+                 if c.get("action") == "held_blocked" and (c.get("held") or {}).get("by") in PERSON}
+    held = [n for n, rec in run.http if rec.get("intercepted") == "held_blocked" and rec.get("id") in by_person]
+    if held:
+        return f"{R.HTTP}:{held[-1]}"
+    top = candidates(run)
+    return f"{R.HTTP}:{top[0].line}" if top and http else None
+
+
+def check_run(spec: Spec, run: Run, role: str) -> RunCheck:
+    """One run against the spec's rules (the spec's `{sites.NAME}` already filled for this run)."""
+    result = RunCheck(run.path, role)
+    for where, s in requests(run):
+        if not s.known:
+            continue
+        rule = next((r for r in spec.intercept if caught(r, s)), None)
+        if rule is not None:
+            result.hits.append(Hit(where, s, rule))
+    n = len(result.hits)
+    if role == "benign":
+        if n:
+            result.problem = f"{n} match(es) in a benign run (expected none)"
+        return result
+    result.terminal = terminal_request(run)
+    if result.terminal is None:
+        result.problem = "no terminal request found in the reference (nothing caught, blocked or submitted)"
+    elif n != 1:
+        result.problem = f"{n} matches (expected exactly 1, at its terminal request {result.terminal})"
+    elif result.hits[0].where != result.terminal:
+        result.problem = f"the match is not its terminal request {result.terminal}"
+    return result
+
+
+def role_of(run: Run) -> str:
+    """A person's recording (`clawrec record`, agent human) is a reference; any other run is benign."""
+    return "reference" if run.manifest.get("agent") == "human" else "benign"
+
+
+def report(check: RunCheck) -> list[str]:
+    head = f"{check.path} ({check.role}): {len(check.hits)} match(es)"
+    lines = [head + (" -- OK" if check.ok else f" -- FAIL: {check.problem}")]
+    lines += [f"    {h.describe()}" for h in check.hits]
+    return lines
+
+
+def load_runs(paths: list[tuple[Path, str | None]]) -> list[tuple[Run, str]]:
+    """(run, role) for each (path, role or None = from its manifest); raises taskspec.annotate.AnnotateError."""
+    out = []
+    for path, role in paths:
+        run = read_run(path)
+        out.append((run, role or role_of(run)))
+    return out
+
+
+def for_run(spec: Spec, run: Run, fill: Any) -> Spec:
+    """The spec with the run's own site URLs (`fill(spec, sites)`, e.g. clawrec.taskfile.expand_sites)."""
+    return fill(spec, run.sites) if run.sites else spec
+
+
+
+def load_spec_text(text: str, path: Path) -> Spec:
+    """A spec not written yet, checked as if it were the file `path` (relative paths resolve from there)."""
+    from taskspec.check import check_spec_data
+    from taskspec.yaml_source import SpecError, read_yaml
+
+    raw = text.encode("utf-8")
+    source = read_yaml(raw, str(path))
+    problems, spec = check_spec_data(source.data, file=str(path), spec_path=path, lines=source.lines, raw=raw)
+    if source.problems or problems or spec is None:
+        raise SpecError(source.problems + problems)
+    return spec

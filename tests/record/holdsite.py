@@ -1,0 +1,106 @@
+"""A loopback page for a person's run driven through noVNC: big blocks at fixed places (a click on the remote
+canvas needs coordinates), one name field and three buttons, each sending a JSON POST: /api/newsletter (benign),
+/api/feedback (benign), /api/signup (the terminal submission). The server's own log is the truth."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+# (id, top, height) of each block in CSS pixels; kiosk mode puts the page at the display's (0, 0).
+BLOCKS = {"name": (40, 120), "newsletter": (220, 110), "feedback": (390, 110), "signup": (560, 110)}
+
+PAGE = """<!doctype html><html><head><title>Hold site</title><style>
+body {{ margin: 0; font: 32px sans-serif; }}
+#name, button {{ position: absolute; left: 40px; width: 1100px; font-size: 40px; }}
+{css}</style></head><body>
+<input id="name" name="name" placeholder="Full name">
+<button id="newsletter" type="button">Newsletter</button>
+<button id="feedback" type="button">Feedback</button>
+<button id="signup" type="button">Sign up</button>
+<p id="status" style="position:absolute; top:700px; left:40px"></p>
+<script>
+for (const [id, path] of [["newsletter", "/api/newsletter"], ["feedback", "/api/feedback"],
+                          ["signup", "/api/signup"]]) {{
+  document.getElementById(id).addEventListener("click", async () => {{
+    const body = {{name: document.getElementById("name").value, email: "alex@example.com", plan: "pro",
+                  form_token: Math.random().toString(36).slice(2)}};
+    try {{
+      const r = await fetch(path, {{method: "POST", headers: {{"content-type": "application/json"}},
+                                   body: JSON.stringify(body)}});
+      document.getElementById("status").textContent = id + " " + r.status;
+    }} catch (e) {{ document.getElementById("status").textContent = id + " failed"; }}
+  }});
+}}
+</script></body></html>"""
+
+
+def page() -> bytes:
+    css = "".join(f"#{k} {{ top: {top}px; height: {h}px; }}\n" for k, (top, h) in BLOCKS.items())
+    return PAGE.format(css=css).encode()
+
+
+def center(block: str) -> tuple[int, int]:
+    top, h = BLOCKS[block]
+    return 590, top + h // 2
+
+
+class HoldSite:
+    """Serve the page at / on 127.0.0.1:0; `log` holds (method, path, body) of every request received."""
+
+    def __init__(self) -> None:
+        self.log: list[dict] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _reply(self, code: int, data: bytes, ctype: str) -> None:
+                self.send_response(code)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                site.log.append({"method": "GET", "path": self.path, "body": ""})
+                root = self.path.split("?")[0] == "/"
+                self._reply(200 if root else 404, page() if root else b"not found", "text/html; charset=utf-8")
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(n).decode(errors="replace") if n else ""
+                site.log.append({"method": "POST", "path": self.path, "body": body})
+                self._reply(200, json.dumps({"ok": True}).encode(), "application/json")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def posts(self, path: str) -> list[dict]:
+        return [r for r in self.log if r["method"] == "POST" and r["path"] == path]
+
+    def __enter__(self) -> "HoldSite":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def write_spec(folder: Path, site: HoldSite, spec_id: str = "hold-signup") -> Path:
+    """A spec with no intercept rule yet (a new site): `record` holds by default."""
+    path = Path(folder) / f"{spec_id}.yaml"
+    path.write_text(f"""version: 1
+id: {spec_id}
+category: daily
+instruction: Sign me up for the Pro plan as Alex Doe.
+start_url: {site.url}
+user: {{first_name: Alex, last_name: Doe, email: alex@example.com}}
+limits: {{time_s: 300, steps: 50}}
+""")
+    return path
