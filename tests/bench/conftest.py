@@ -7,9 +7,13 @@ import pytest
 
 from tests.bench.helpers import DEMO, FAST, REFERENCE, agent_cmd, bench
 
-DEMO_PLAN = [str(DEMO), "--ids", "travel-flight-oneway", "--ids", "social-status-update", "--agent", "command",
-             "--agent", "replay", "--agent-cmd", agent_cmd("drive,idle"), "--from", str(REFERENCE), "--trials", "2",
-             "-j", "2", *FAST]
+
+def demo_plan(*ids: str) -> list[str]:
+    return [str(DEMO), *(a for i in ids for a in ("--ids", i)), "--agent", "command", "--agent", "replay",
+            "--agent-cmd", agent_cmd("drive,idle"), "--from", str(REFERENCE), "--trials", "2", "-j", "2", *FAST]
+
+
+DEMO_PLAN = demo_plan("travel-flight-oneway", "social-status-update")
 
 
 @pytest.fixture(scope="session")

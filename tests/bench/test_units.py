@@ -9,7 +9,9 @@ import pytest
 
 from clawrec.agents.usage import price, priced
 from clawrec.bench.agreement import compare, read_labels
-from clawrec.bench.plan import AgentEntry, Plan, SpecEntry, agent_entries, plan_changes
+from clawrec.bench.plan import AgentEntry, Plan, SpecEntry, Slot, agent_entries, plan_changes
+from clawrec.bench.runner import Bench, BenchOptions
+from clawrec.bench.state import SlotState
 from clawrec.bench.summary import pass_k, summarize
 from clawrec.errors import UsageError
 
@@ -79,3 +81,27 @@ def test_prices_longest_prefix_and_unknown_models():
     assert price("openai/gpt-5.4-mini") == (0.25, 2.0) and price("anthropic/claude-sonnet-4-5") == (3.0, 15.0)
     assert priced("nobody/model-x", 10, 10, 1)["cost_usd"] is None
     assert priced("claude-sonnet-4-5", 1_000_000, 0, 1, cache_read=1_000_000)["cost_usd"] == 3.3
+
+
+def test_what_a_resume_does_with_each_slot(tmp_path):
+    spec = SpecEntry("a", "/s/a.yaml", "1" * 64, "travel", 60)
+    plan = Plan(specs=[spec], agents=[AgentEntry("x")], trials=1)
+    slot = Slot(spec, AgentEntry("x"), 1)
+
+    def st(kind, status=None, sha="1" * 64, failed=0, verdict=None, error=None):
+        return SlotState(slot, tmp_path, kind, manifest={"status": status, "task": {"spec_sha256": sha}},
+                         failed_attempts=failed, verdict=verdict, judge_error=error)
+
+    def bench(**kw):
+        return Bench(BenchOptions(root=tmp_path, plan=plan, **kw), executor=None, progress=None)  # type: ignore
+
+    b = bench(retries=2)
+    assert b._needs_run(st("todo")) and b._needs_run(st("infra", failed=1)) and not b._needs_run(st("infra", failed=2))
+    assert not b._needs_run(st("done", "agent_error")) and bench(rerun_failed=True)._needs_run(st("done", "agent_error"))
+    assert not bench(rerun_failed=True)._needs_run(st("done", "timeout")) and not b._needs_run(st("bad_input"))
+    assert b._needs_run(st("done", "ok", sha="0" * 64))  # re-planned: its spec changed since it ran
+    assert b._needs_judging(st("done", "ok")) and not bench(no_judge=True)._needs_judging(st("done", "ok"))
+    inconclusive = st("done", "ok", error={"judge": "payload", "error": "x"})
+    assert not b._needs_judging(inconclusive) and bench(rejudge=True)._needs_judging(inconclusive)
+    judged = st("done", "ok", verdict={"verdict": "FAIL", "judge": "llm"})
+    assert not b._needs_judging(judged) and bench(rejudge=True)._needs_judging(judged)  # judged by another --judge
