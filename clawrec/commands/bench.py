@@ -7,6 +7,7 @@ results.jsonl and summary.* from the run directories). The machinery lives in cl
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -160,14 +161,23 @@ def _run(root: Path, plan: Any, jobs: int | None, retries: int, rerun_failed: bo
     from clawrec.bench.progress import Progress
     from clawrec.bench.runner import Bench, BenchOptions, bench_lock
 
+    def stop(signum: int, _frame: Any) -> None:  # SIGTERM/SIGHUP end the bench like Ctrl-C: runs killed, table kept
+        for sig in old:  # a second signal (e.g. from `timeout` too) must not cut the clean-up short
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
     with bench_lock(root):
         ex = make_executor(executor, address)
+        old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
+               if signal.getsignal(sig) is not signal.SIG_IGN}
         try:
             n = jobs or (ex.capacity() if hasattr(ex, "capacity") else 1)
             opts = BenchOptions(root=root.resolve(), plan=plan, jobs=n, retries=retries, rerun_failed=rerun_failed,
                                 rejudge=rejudge, no_judge=no_judge, deadline_margin=deadline_margin, html=html)
             summary = asyncio.run(Bench(opts, ex, Progress(quiet=quiet, jobs=n)).run())
         finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
             ex.close()
     _print_summary(root, summary, html)
     t = summary["totals"]
