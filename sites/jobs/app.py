@@ -15,7 +15,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from sites.common import CTX_KEY, SiteContext, html_response, new_app
-from sites.jobs import pages
+from sites.jobs import admin, pages
 from sites.jobs.data import ACCOUNTS, JOBS, job_by_id
 from sites.truthlog import parse_multipart
 
@@ -236,5 +236,6 @@ def make_app(ctx: SiteContext) -> web.Application:
     r.add_get("/applications/{ref}", application)
     r.add_get("/api/notifications", notifications)
     r.add_get("/api/ping", ping)
+    admin.add_routes(r)  # the Django-admin-like formset page (sites/jobs/admin.py)
     r.add_static("/static/", STATIC)
     return app
