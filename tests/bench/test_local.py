@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
-from tests.bench.helpers import bench, check_rates, recompute, slot_dirs, summary_cells
+from tests.bench.helpers import REPO, bench, check_rates, recompute, slot_dirs, summary_cells
 
 
 def test_bench_completes_and_the_table_matches_the_run_dirs(demo_bench):
@@ -61,3 +63,31 @@ def test_rerunning_the_finished_bench_runs_nothing(demo_bench):
     assert proc.returncode == 0, proc.stderr
     assert "8 already final, 0 to do" in proc.stderr
     assert {d: (d / "manifest.json").stat().st_mtime_ns for d in slot_dirs(out)} == mtimes
+
+
+def test_judge_agreement_against_human_labels(demo_bench):
+    out, _ = demo_bench
+    labels = out / "labels.csv"
+    labels.write_text("run,label,why\n"
+                      "runs/travel-flight-oneway/command/trial-1,PASS,booked\n"
+                      "runs/travel-flight-oneway/command/trial-2,fail,idle\n"
+                      "runs/social-status-update/replay/trial-1,PASS,a person disagrees with the judge\n")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "clawrec.cli", "judge-agreement", str(labels), str(out), "--json"],
+                              capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        got = json.loads(proc.stdout)
+        (pair,) = got["pairs"]
+        assert (pair["judge"], pair["against"], pair["n"]) == ("payload", "human", 3)
+        assert pair["agreement"] == 2 / 3 and pair["precision"] == 1.0 and pair["recall"] == 0.5
+        assert pair["confusion"] == {"tp": 1, "fp": 0, "fn": 1, "tn": 1}
+        assert bench("report", str(out)).returncode == 0  # labels.csv in DIR: a section of the report
+        assert "## Judge agreement with labels.csv" in (out / "summary.md").read_text()
+        assert json.loads((out / "summary.json").read_text())["judge_agreement"]["pairs"][0]["n"] == 3
+        labels.write_text("run,label\nruns/x,maybe\n")
+        bad = subprocess.run([sys.executable, "-m", "clawrec.cli", "judge-agreement", str(labels), str(out)],
+                             capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert bad.returncode == 2 and bad.stderr.strip() == f"clawrec: {labels}:2: label: 'maybe' is not PASS or FAIL"
+    finally:
+        labels.unlink()
+        bench("report", str(out))
