@@ -90,8 +90,10 @@ class JsonlWriter:
         batches its syscalls; the line is on disk by the next flush or close)."""
         if self.clock is not None and "t" not in record:
             record = {"t": self.clock.now(), **record}
-        record = self.redactor.record(record)
         line = dumps_line(record)
+        if self.redactor.suspect(line):
+            record = self.redactor.record(record)
+            line = dumps_line(record)
         with self._lock:
             if self.error is not None or (self.guard is not None and self.guard.error is not None):
                 self.dropped += 1

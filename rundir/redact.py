@@ -14,6 +14,7 @@ Non-secret fields stay as they were, so the judge still reads the terminal paylo
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable
 from urllib.parse import quote_plus
@@ -34,6 +35,10 @@ SECRET_JOINED = frozenset({"pass", "apikey", "accesskey", "secretkey", "privatek
 SECRET_SUFFIXES = ("token", "secret", "key")  # a header named `*-token`, `*-secret`, `*-key`
 ONE_TIME_CODE = re.compile(r"\d{4,8}")  # a bare `code` field is secret when its value looks like a one-time code
 SECRET_AUTOCOMPLETE = re.compile(r"\b(?:new-password|current-password|password|one-time-code|cc-number|cc-csc)\b")
+# Every name, input or parameter the policy redacts contains one of these (lower case): a line without any, and
+# without a secret value, is written as it is (the walk below costs ~20x these substring searches; a regex ~7x).
+SUSPECT = ("pass", "pwd", "secret", "pin", "otp", "token", "cvc", "cvv", "ccv", "csc", "key", "cookie", "authori",
+           "card", "code", "cc-", "ccn")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUERY = re.compile(r"([?&;])([^=&#;\s\"]+)=([^&#;\s\"]*)")
 _URLISH = ("http://", "https://", "ws://", "wss://", "/", "?")
@@ -48,6 +53,11 @@ def secret_name(name: Any) -> bool:
     """A header, query parameter or field name whose value is a secret (see the README table)."""
     if not isinstance(name, str) or not name or len(name) > 80:
         return False
+    return _secret_name(name)
+
+
+@functools.lru_cache(maxsize=8192)  # the same few hundred names recur in every record: decided once each
+def _secret_name(name: str) -> bool:
     low = name.lower()
     if low in SECRET_HEADERS:
         return True
@@ -129,12 +139,17 @@ class Redactor:
                     self.values.append(enc)
         self.values.sort(key=len, reverse=True)
 
+    def suspect(self, line: str) -> bool:
+        """Whether `line` (a serialized record) may hold anything to redact; False means it certainly does not."""
+        low = line.lower()
+        return any(word in low for word in SUSPECT) or any(v in line for v in self.values)
+
     def text(self, text: str) -> str:
         """`text` with every secret value replaced, and secret query parameters if it is a URL."""
         for v in self.values:
             if v in text:
                 text = text.replace(v, REDACTED)
-        if text.startswith(_URLISH) or "://" in text[:12]:
+        if "=" in text and (text.startswith(_URLISH) or "://" in text[:12]):
             text = redact_url(text)
         return text
 

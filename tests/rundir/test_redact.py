@@ -59,3 +59,10 @@ def test_writer_redacts_every_layer_shape(tmp_path):
                                                                                       "Accept": "*/*"}
     assert recs[3]["body"]["value"] == {"user": "alex", "pin": REDACTED, "nested": [{"client_secret": REDACTED}]}
     assert recs[4]["content"] == f"typed {REDACTED}" and recs[4]["args"]["text"] == REDACTED
+
+
+@pytest.mark.parametrize("name", SECRET + ["ccNumber", "securityCode", "2fa_code", "x-xsrf-token", "hotp"])
+def test_every_secret_name_passes_the_fast_path(name):
+    """The writer skips the walk for a line without a SUSPECT word: each secret name must contain one."""
+    assert secret_name(name) or name == "2fa_code"
+    assert Redactor().suspect(f'{{"{name}":"v"}}')
