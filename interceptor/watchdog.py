@@ -33,13 +33,29 @@ def kill_browser(pid: int, started: str) -> None:
         pass
 
 
-def kill_group(pid: int, started: str) -> None:
-    """SIGKILL the process group led by `pid` if `pid` is still the process we were told about."""
-    try:
-        if start_time(pid) == started:
-            os.killpg(pid, signal.SIGKILL)
-    except (OSError, IndexError):
-        pass
+def kill_group(pgid: int, started: str) -> None:
+    """SIGKILL the process group `pgid` (led by a process that started at `started`), also when its leader is
+    already gone (a shell killed by PDEATHSIG and reaped) but members remain: a process of that group that started
+    after the leader proves the id was not reused."""
+    if _group_members(pgid, int(started)):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _group_members(pgid: int, started: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and int(fields[19]) >= started:
+            return True
+    return False
 
 
 def groups_in(data: bytes) -> list[tuple[int, str]]:
