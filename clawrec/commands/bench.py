@@ -45,9 +45,11 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 
     if len(specs) == 1 and (Path(specs[0]) / PLAN_FILE).is_file():  # `clawrec bench DIR`: the pinned plan
         root = Path(specs[0])
-        if agents or models:
+        given = [f"--{k.replace('_', '-')}" for k, v in flags.items() if v] + (["--agent/--model"] if agents or models
+                                                                           else [])
+        if given:
             raise UsageError(f"{root}: a bench folder is resumed with its own plan ({PLAN_FILE}); "
-                             "--agent/--model cannot be given")
+                             f"{', '.join(given)} cannot be given (re-plan with the SPECS and --replan)")
         plan = read_plan(root)
         assert plan is not None
         problems = recheck_specs(plan)
