@@ -30,22 +30,24 @@ def seed_for(ctx: AgentContext) -> str:
     return os.environ.get("CLAWREC_RANDOM_SEED") or f"{ctx.task.id}:{os.environ.get('CLAWREC_BENCH_TRIAL', '1')}"
 
 
+VISIBLE_JS = """els => els.map(e => {
+  const r = e.getBoundingClientRect(), st = getComputedStyle(e);
+  return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' && !e.disabled;
+})"""
+
+
 async def _visible(page: Any) -> list[Any]:
-    out = []
-    for handle in await page.query_selector_all(CANDIDATES):
-        try:
-            if await handle.is_visible() and await handle.is_enabled():
-                out.append(handle)
-        except Exception:  # detached while we looked
-            continue
-    return out
+    """Visible, enabled candidates, decided in one round trip (a page may have hundreds of elements)."""
+    found = page.locator(CANDIDATES)
+    flags = await found.evaluate_all(VISIBLE_JS)
+    return [found.nth(i) for i, ok in enumerate(flags) if ok]
 
 
 async def _act(page: Any, handle: Any, rng: random.Random, ctx: AgentContext) -> str:
-    tag = (await handle.evaluate("e => e.tagName")).lower()
-    kind = (await handle.get_attribute("type") or "").lower()
+    tag, kind = await handle.evaluate("e => [e.tagName.toLowerCase(), (e.getAttribute('type') || '').toLowerCase()]",
+                                      timeout=ACTION_TIMEOUT_MS)
     if tag == "select":
-        values = await handle.evaluate("e => Array.from(e.options).map(o => o.value)")
+        values = await handle.evaluate("e => Array.from(e.options).map(o => o.value)", timeout=ACTION_TIMEOUT_MS)
         if values:
             value = rng.choice(values)
             await handle.select_option(value, timeout=ACTION_TIMEOUT_MS)
@@ -109,6 +111,6 @@ async def _describe(handle: Any) -> str:
     try:
         return await handle.evaluate(
             "e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' ' + (e.innerText || e.value || '')"
-            ".trim().slice(0, 40)")
+            ".trim().slice(0, 40)", timeout=ACTION_TIMEOUT_MS)
     except Exception:
         return "?"

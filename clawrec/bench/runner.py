@@ -114,8 +114,15 @@ class Bench:
     async def _attempt(self, slot: Slot) -> SlotState:
         root = self.opts.root
         path = slot.run_dir(root)
-        if path.exists():
-            move_aside(path)
+        job = self._job(slot, 0)
+        stale_log = Path(job.log_path)  # a killed bench never moved its run's log in: it goes with that attempt
+        if path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+        elif path.exists():
+            kept = move_aside(path)
+            if stale_log.exists():
+                shutil.move(str(stale_log), str(kept / "bench.log"))
+        stale_log.unlink(missing_ok=True)
         path.parent.mkdir(parents=True, exist_ok=True)
         attempt = read_slot(root, slot).failed_attempts + 1
         job = self._job(slot, attempt)
