@@ -4,36 +4,18 @@ leaves out the management fields, the `__prefix__` template row, the button's na
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import yaml
 
 from sites.server import serve_sites
+from tests.record.helpers import clawrec, playwright_agent
 
-REPO = Path(__file__).resolve().parents[2]
-AGENT = """
-import asyncio, os
-from playwright.async_api import async_playwright
-
-async def main():
-    async with async_playwright() as pw:
-        browser = await pw.chromium.connect_over_cdp(os.environ["CLAWREC_CDP_URL"])
-        page = browser.contexts[0].pages[0]
-        await page.fill("#id_title", "Senior Data Analyst")
-        await page.select_option("#id_team", "data")
-        await page.fill("#id_note_set-0-text", "Remote friendly")
-        async with page.expect_navigation():
-            await page.click("input[name=_continue]")
-
-asyncio.run(main())
+STEPS = """
+await page.fill("#id_title", "Senior Data Analyst")
+await page.select_option("#id_team", "data")
+await page.fill("#id_note_set-0-text", "Remote friendly")
+async with page.expect_navigation():
+    await page.click("input[name=_continue]")
 """
-
-
-def clawrec(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clawrec.cli", *args], capture_output=True, text=True, cwd=REPO,
-                          timeout=180)
 
 
 def test_annotate_keeps_formset_plumbing_out_of_expect(tmp_path):
@@ -42,9 +24,8 @@ def test_annotate_keeps_formset_plumbing_out_of_expect(tmp_path):
         spec = tmp_path / "admin-posting.yaml"
         spec.write_text(f"version: 1\nid: admin-posting\ninstruction: Add the posting Senior Data Analyst for the "
                         f"Data team with the note Remote friendly.\nstart_url: {url}\n")
-        (tmp_path / "agent.py").write_text(AGENT)
         run = tmp_path / "run"
-        res = clawrec("run", str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {tmp_path}/agent.py",
+        res = clawrec("run", str(spec), "--agent", "command", "--agent-cmd", playwright_agent(tmp_path, STEPS),
                       "--headless", "--no-judge", "--run-dir", str(run))
         assert res.returncode == 0, res.stderr
         posted = [r for r in served.records() if r["method"] == "POST" and r["path"] == "/admin/postings/add/"]

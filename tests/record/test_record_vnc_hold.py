@@ -11,21 +11,13 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
-
-import pytest
 
 from recorder.browser import find_chromium
 from tests.pipeline.helpers import jsonl, manifest
+from tests.record.helpers import REPO, clawrec, playwright_agent
 from tests.record.holdsite import HoldSite, center, write_spec
 
-REPO = Path(__file__).resolve().parents[2]
 HOLD_TIMEOUT = 6.0
-
-
-def clawrec(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clawrec.cli", *args], capture_output=True, text=True, cwd=REPO,
-                          timeout=180, **kw)
 
 
 class StderrLines:
@@ -156,9 +148,7 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
 
         # a benign run: the replay of the first two clicks only (name + newsletter), under the new spec
         benign = tmp_path / "benign"
-        script = tmp_path / "benign_agent.py"
-        script.write_text(BENIGN_AGENT)
-        res = clawrec("run", str(out_spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {script}",
+        res = clawrec("run", str(out_spec), "--agent", "command", "--agent-cmd", playwright_agent(tmp_path, BENIGN),
                       "--headless", "--no-judge", "--run-dir", str(benign))
         assert res.returncode == 0, res.stderr
         res = clawrec("check-spec", str(out_spec), str(run), "--benign", str(benign))
@@ -177,17 +167,8 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
         assert json.loads((replay / "interceptions.jsonl").read_text().splitlines()[0])["body"]["name"] == "Alex Doe"
 
 
-BENIGN_AGENT = """
-import asyncio, os
-from playwright.async_api import async_playwright
-
-async def main():
-    async with async_playwright() as pw:
-        browser = await pw.chromium.connect_over_cdp(os.environ["CLAWREC_CDP_URL"])
-        page = browser.contexts[0].pages[0]
-        await page.fill("#name", "Alex Doe")
-        async with page.expect_response("**/api/newsletter"):
-            await page.click("#newsletter")
-
-asyncio.run(main())
+BENIGN = """
+await page.fill("#name", "Alex Doe")
+async with page.expect_response("**/api/newsletter"):
+    await page.click("#newsletter")
 """
