@@ -24,7 +24,7 @@ from typing import Any, Callable
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
 from clawrec.errors import UsageError
-from clawrec.record_session import check_display, start_human_session
+from clawrec.record_session import check_display, human_flags, start_human_session
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
 from clawrec.supervise import stop_agent, supervise
 from clawrec.taskfile import (agent_task_path, expand_sites, has_placeholders, load_task, redacted_task,
@@ -236,7 +236,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
-                    video=video, clock=clock, display=run_display(req),
+                    video=video, clock=clock, display=run_display(req), extra_flags=human_flags(req.agent),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from")})

@@ -39,6 +39,12 @@ class SkipPages:
         return getattr(self._writer, name)
 
 
+def human_flags(agent: str) -> list[str]:
+    """Chromium flags of a person's run: closing the window must end the session, not kill the browser (a dead
+    browser is a crashed run), so the browser stays up without windows and the human agent sees no page left."""
+    return ["--keep-alive-for-test"] if agent == "human" else []
+
+
 @dataclass
 class HumanSession:
     """The hold queue (None when off) and the control page of one person's run."""

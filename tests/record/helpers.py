@@ -1,10 +1,14 @@
-"""Shared by the record tests: the CLI as a subprocess, and a `command` agent made of a few Playwright steps."""
+"""Shared by the record tests: the CLI as a subprocess, a `command` agent made of a few Playwright steps, and a
+running command's stderr read line by line."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,3 +29,26 @@ def playwright_agent(folder: Path, steps: str) -> str:
                       + textwrap.indent(textwrap.dedent(steps).strip() + "\n", " " * 8)
                       + "\nasyncio.run(main())\n")
     return f"{sys.executable} {script}"
+
+
+class StderrLines:
+    """The record process's stderr, read on a thread; `wait(pattern)` returns the first line matching it."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.lines: list[str] = []
+        self._proc = proc
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self._proc.stderr:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait(self, pattern: str, timeout: float = 60) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                if m := re.search(pattern, line):
+                    return m
+            assert self._proc.poll() is None, "\n".join(self.lines)
+            time.sleep(0.1)
+        raise AssertionError(f"no stderr line matching {pattern!r}:\n" + "\n".join(self.lines))

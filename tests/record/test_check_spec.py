@@ -90,3 +90,26 @@ def test_record_refuses_headless_and_a_missing_display(tmp_path):
     res = subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(path), "--agent", "human", "--headless"],
                          capture_output=True, text=True, cwd=REPO, timeout=60)
     assert res.returncode == 2 and res.stderr.startswith("clawrec: a person's run cannot be --headless")
+
+
+def test_closing_the_browser_window_ends_a_persons_session(tmp_path):
+    """Ctrl+Shift+W (a person closing the window) ends `record` with status ok and says so in the manifest."""
+    import shutil
+
+    from tests.pipeline.helpers import manifest
+    from tests.record.helpers import StderrLines
+    from tests.pipeline.tinysite import TinySite, write_spec
+    from tests.recorder.xvfb import own_xvfb
+
+    with TinySite() as site, own_xvfb() as (_xvfb, display):
+        path = write_spec(tmp_path, site)
+        proc = subprocess.Popen([sys.executable, "-m", "clawrec.cli", "record", str(path), "--display", display,
+                                 "--no-video", "--run-dir", str(tmp_path / "run")], cwd=REPO, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        StderrLines(proc).wait(r"do the task in the browser")  # the session is waiting for the person
+        subprocess.run([shutil.which("xdotool") or "xdotool", "mousemove", "600", "400", "key", "ctrl+shift+w"],
+                       env={"DISPLAY": display}, check=True, timeout=30)
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+    m = manifest(tmp_path / "run")
+    assert m["status"] == "ok" and "the browser window was closed" in m["stop_reason"], m["stop_reason"]

@@ -7,42 +7,17 @@ re-enacts the run until its terminal request is caught. The site's own log is th
 from __future__ import annotations
 
 import json
-import re
+
 import subprocess
 import sys
 import time
 
 from recorder.browser import find_chromium
 from tests.pipeline.helpers import jsonl, manifest
-from tests.record.helpers import REPO, clawrec, playwright_agent
+from tests.record.helpers import REPO, StderrLines, clawrec, playwright_agent
 from tests.record.holdsite import HoldSite, center, write_spec
 
 HOLD_TIMEOUT = 6.0
-
-
-class StderrLines:
-    """The record process's stderr, read on a thread; `wait(pattern)` returns the first line matching it."""
-
-    def __init__(self, proc: subprocess.Popen) -> None:
-        import threading
-
-        self.lines: list[str] = []
-        self._proc = proc
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        for line in self._proc.stderr:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait(self, pattern: str, timeout: float = 60) -> re.Match:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for line in list(self.lines):
-                if m := re.search(pattern, line):
-                    return m
-            assert self._proc.poll() is None, "\n".join(self.lines)
-            time.sleep(0.1)
-        raise AssertionError(f"no stderr line matching {pattern!r}:\n" + "\n".join(self.lines))
 
 
 def wait_for(check, what: str, timeout: float = 60):
