@@ -38,16 +38,26 @@ class Attacher:
         self.fetch_owner: dict[str, str] = {}        # targetId -> sessionId that owns Fetch for it
         self.infos: dict[str, dict[str, Any]] = {}   # targetId -> latest targetInfo (browser-wide)
         self.attached = 0
+        self._existing: list[asyncio.Task] | None = None  # preparations of the targets there at start()
         conn.on_attach.append(self._attached)
         conn.on_detach.append(self.release)
 
     async def start(self) -> None:
-        """Turn auto-attach on at browser level; returns when Chrome confirmed it (existing targets attached)."""
+        """Turn auto-attach on at browser level; returns when Chrome confirmed it and the targets that already
+        existed are prepared (Network/Fetch on). Why wait for those: they are not paused waiting for the debugger, so
+        a navigation sent right after (the start page, on another connection) could otherwise begin before their
+        Network domain is on, and its request would be missing from the HTTP log (seen under load)."""
         root = self.conn.root
         root.on("Target.targetInfoChanged", self._info_changed)
         root.on("Target.targetCreated", self._info_changed)
         await root.send("Target.setDiscoverTargets", {"discover": True})
-        await root.send("Target.setAutoAttach", AUTO_ATTACH)
+        self._existing = []
+        try:
+            await root.send("Target.setAutoAttach", AUTO_ATTACH)
+            if self._existing:
+                await asyncio.wait(self._existing, timeout=10)
+        finally:
+            self._existing = None
 
     def _info_changed(self, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
@@ -73,7 +83,9 @@ class Attacher:
         if params.get("waitingForDebugger"):
             session.send_quiet("Runtime.runIfWaitingForDebugger")
         if futures:
-            session.spawn(self._check(session, futures), f"prepare:{ttype}:{tid[:8]}")
+            task = session.spawn(self._check(session, futures), f"prepare:{ttype}:{tid[:8]}")
+            if self._existing is not None:
+                self._existing.append(task)
 
     async def _check(self, session: Session, futures: list[asyncio.Future]) -> None:
         results = await asyncio.gather(*futures, return_exceptions=True)
