@@ -179,6 +179,9 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
         ctx.run_dir = run_dir
         if (warning := low_space_warning(run_dir)) is not None:
             _notify(req, f"clawrec: {warning}")
+        if not spec.intercept and req.agent != "human" and not req.hold:  # (a person's run holds by default)
+            _notify(req, f"clawrec: warning: {spec.path}: no intercept rule: nothing is blocked, a submission reaches "
+                         "the site")
         outcome = await _run(req, spec, agent, ctx, run_dir, urls, env, stop)
         if req.judge and reference is not None and outcome.exit_code == 0:
             outcome.verdict = _judge(run_dir, spec, Path(reference), req)
