@@ -51,7 +51,7 @@ async def supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec:
                                      return_when=asyncio.FIRST_COMPLETED)
         if stop is not None:
             stop.check()
-        if broken in done:
+        if broken in done or failure(rec, icpt, guard) is not None:
             return _crashed(rec, icpt, guard, await stop_agent(agent_task, ctx, 0))
         if icpt.catches or caught in done:
             result = await stop_agent(agent_task, ctx, grace, abort=broken)
@@ -59,7 +59,12 @@ async def supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec:
                 return _crashed(rec, icpt, guard, result)
             return ("intercepted", catch_reason(icpt), 0, "", result)  # a dead browser: finalize says crashed
         if agent_task in done:
-            return await _agent_ended(agent_task, ctx, icpt, grace, step_limit)
+            # A last submission may still be in flight; and an agent whose browser died (the fail-closed watchdog
+            # kills the agent's process group with it) often ends before the loss is noticed (polled every POLL_S).
+            await asyncio.wait({caught, broken}, timeout=max(SETTLE, grace), return_when=asyncio.FIRST_COMPLETED)
+            if broken.done() and not icpt.catches:
+                return _crashed(rec, icpt, guard, agent_outcome(agent_task)[0])
+            return await _agent_ended(agent_task, ctx, icpt, 0, step_limit)
         result = await stop_agent(agent_task, ctx, 0)
         if icpt.catches:
             return ("intercepted", catch_reason(icpt), 0, "", result)
@@ -75,10 +80,11 @@ def _crashed(rec: Any, icpt: Any, guard: Any, result: AgentResult | None) -> Out
     return ("crashed", why, 1, message, result)
 
 
-async def _agent_ended(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, grace: float,
+async def _agent_ended(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, settle: float,
                        step_limit: int) -> Outcome:
-    with contextlib.suppress(asyncio.TimeoutError):  # a last submission may still be in flight
-        await asyncio.wait_for(icpt.caught.wait(), max(SETTLE, grace))
+    if settle > 0 and not icpt.caught.is_set():
+        with contextlib.suppress(asyncio.TimeoutError):  # a last submission may still be in flight
+            await asyncio.wait_for(icpt.caught.wait(), settle)
     result, err = agent_outcome(agent_task)
     if err is not None and not agent_task.cancelled() and agent_task.exception() is not None:
         exc = agent_task.exception()  # the traceback is kept for whoever debugs the adapter
