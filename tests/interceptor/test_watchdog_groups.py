@@ -28,7 +28,7 @@ def test_group_without_its_leader_is_killed():
     try:
         os.kill(sh.pid, signal.SIGKILL)
         sh.wait()
-        assert _state(member) in ("S", "R")
+        assert _state(member) not in ("Z", "X", "gone")  # alive: S, R, or D (paging in under load)
         watchdog.kill_group(sh.pid, started)
         end = time.monotonic() + 10
         while _state(member) not in ("Z", "gone"):

@@ -35,8 +35,8 @@ def test_full_disk_stops_the_run_with_one_line(tmp_path, small_disk):
     with TinySite() as site:
         spec = write_spec(tmp_path, site)
         proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {AGENT}",
-                          "--headless", "--time-limit", "90", "--run-dir", str(run_dir)])
-        out, err = proc.communicate(timeout=180)
+                          "--headless", "--time-limit", "1800", "--run-dir", str(run_dir)])
+        out, err = proc.communicate(timeout=900)
     lines = err.strip().splitlines()
     assert proc.returncode == 1, err
     assert "Traceback" not in err and "Exception" not in err, err
@@ -45,7 +45,7 @@ def test_full_disk_stops_the_run_with_one_line(tmp_path, small_disk):
     assert out.strip().splitlines()[-1] == str(run_dir)
     m = manifest(run_dir)
     assert m["status"] == "crashed" and "no space left on device" in m["stop_reason"], m["stop_reason"]
-    assert m["duration"] < 60  # stopped at the failure, not at the time limit
+    assert m["duration"] < 900  # stopped at the failure, not at the time limit
     for name in ("http.jsonl", "actions.jsonl", "agent.jsonl", "interceptions.jsonl"):
         if (run_dir / name).exists():
             data = (run_dir / name).read_bytes()
