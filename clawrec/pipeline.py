@@ -280,6 +280,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.log = rec.agent_log  # type: ignore[assignment]
         ctx.options["agent_log_path"] = str(rec.agent_log_path)
         ctx.options["task_file"] = str(task_file)
+        ctx.options["redactor"] = rec.agent_log.writer.redactor  # what an agent program prints: the same policy
+        icpt.failclosed.watch_file(task_file)  # secrets in clear: removed by the watchdog if clawrec is killed
         ctx.on_process_group = icpt.failclosed.watch_group
         time_limit = float(req.time_limit or spec.limits.time_s)
         rec.base["agent_start_t"] = clock.now()

@@ -10,7 +10,9 @@ a live browser would let the terminal submission leave. Three layers:
    disconnect (and continues nothing) before it is killed: without that, a SIGKILLed interceptor leaked paused
    terminal requests in 1 of ~10 runs (measured), because Chrome's detach raced the watchdog's kill;
 3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
-Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path.
+Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path;
+files given to `watch_file` (the agent's task file, secrets in clear) are removed by the watchdog when it ends, so
+they do not outlive a SIGKILLed clawrec either.
 """
 
 from __future__ import annotations
@@ -73,12 +75,22 @@ class FailClosed:
         except (OSError, IndexError):
             return  # already gone
         self.groups.append(entry)
-        if self._watchdog is not None and self._watchdog.stdin is not None:
-            try:
-                self._watchdog.stdin.write(f"group {entry[0]} {entry[1]}\n".encode())
-                self._watchdog.stdin.flush()
-            except OSError:
-                pass
+        self._tell(f"group {entry[0]} {entry[1]}\n")
+
+    def watch_file(self, path: str | Path) -> bool:
+        """Have the watchdog remove `path` (absolute) when it ends: at once if this process dies (even by SIGKILL),
+        else when the interceptor disarms or trips. False: no watchdog runs (the caller must remove it)."""
+        return self._tell(f"file {os.path.abspath(path)}\n")
+
+    def _tell(self, line: str) -> bool:
+        if self._watchdog is None or self._watchdog.stdin is None or "\n" in line[:-1]:
+            return False
+        try:
+            self._watchdog.stdin.write(line.encode())
+            self._watchdog.stdin.flush()
+        except OSError:
+            return False
+        return True
 
     def trip(self, reason: str) -> None:
         """Kill the browser now (idempotent)."""

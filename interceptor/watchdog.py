@@ -3,7 +3,9 @@
 Why: PDEATHSIG only covers a browser we launched ourselves; `clawrec intercept --browser URL` attaches to someone
 else's. The interceptor holds the write end of our stdin; the kernel closes it when the interceptor dies, so EOF
 without the word `disarm` means "kill the browser now". Lines `group PID STARTTIME` name process groups (an agent
-program and everything it started) killed with the browser, so no agent outlives clawrec.
+program and everything it started) killed with the browser, so no agent outlives clawrec. Lines `file PATH` name
+files that must not outlive the interceptor (the agent's task file, secrets in clear): removed at EOF, disarmed or
+not (after the groups are killed).
 Usage: python -m interceptor.watchdog PID STARTTIME
 """
 
@@ -67,6 +69,18 @@ def groups_in(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
+def files_in(data: bytes) -> list[str]:
+    return [line[5:] for line in data.decode(errors="replace").splitlines() if line.startswith("file /")]
+
+
+def remove_files(paths: list[str]) -> None:
+    for path in paths:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # a terminal Ctrl-C must not disarm us
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -77,10 +91,11 @@ def main() -> int:
         if not chunk:
             break
         data += chunk
-    if b"disarm" not in data:
+    if "disarm" not in data.decode(errors="replace").splitlines():  # a line of its own (a path may hold the word)
         kill_browser(pid, started)
         for group, group_started in groups_in(data):
             kill_group(group, group_started)
+    remove_files(files_in(data))
     return 0
 
 

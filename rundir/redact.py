@@ -8,13 +8,15 @@ JSONL writer (rundir/records.py JsonlWriter) cannot drift between layers. A secr
 - by input: an action on an input whose type/autocomplete/name says secret (password, one-time-code, cc-number,
   cc-csc) keeps no value and no printable key (`redact_action`);
 - by value: the spec's own secret values (`{env: NAME}` and `secrets:` user fields), the recorder's channel token,
-  a single-use login URL, wherever they appear in any string (`Redactor.values`).
+  a single-use login URL, wherever they appear in any string (`Redactor.values`), also in the byte streams an
+  agent prints (`StreamRedactor`: agent.stdout.log, agent.stderr.log).
 Non-secret fields stay as they were, so the judge still reads the terminal payload.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any, Iterable
 from urllib.parse import quote_plus
@@ -164,6 +166,58 @@ class Redactor:
         if isinstance(obj, str):
             return self.text(obj)
         return obj
+
+
+class StreamRedactor:
+    """The policy's by-value rule over a byte stream (an agent's stdout/stderr), chunk by chunk: a value split
+    across two reads is still caught, because the longest tail that could begin a secret value is held back until
+    the next chunk decides it (`end()` releases it). Everything else passes at once, so the writer never waits."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._held = b""
+        self._key: tuple[str, ...] = ()
+        self._needles: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> bytes:
+        """What may be written now of everything fed so far (secret values replaced)."""
+        data = self._held + chunk
+        needles = self._values()
+        for v in needles:
+            if v in data:
+                data = data.replace(v, REDACTED.encode())
+        keep = _partial_tail(data, needles)
+        self._held = data[len(data) - keep:] if keep else b""
+        return data[:len(data) - keep]
+
+    def end(self) -> bytes:
+        """The held tail at the end of the stream (it did not become a secret)."""
+        held, self._held = self._held, b""
+        return held
+
+    def _values(self) -> list[bytes]:
+        key = tuple(self.redactor.values)  # may grow during the run: re-encoded when it does
+        if key != self._key:
+            found: set[bytes] = set()
+            for v in key:
+                found.add(v.encode())
+                found.add(json.dumps(v)[1:-1].encode())  # as it appears inside a JSON string the agent prints
+            self._key, self._needles = key, sorted(found, key=len, reverse=True)
+        return self._needles
+
+
+def _partial_tail(data: bytes, needles: list[bytes]) -> int:
+    """Length of the longest suffix of `data` that is a proper prefix of a needle (0: nothing to hold)."""
+    best = 0
+    for v in needles:
+        start = max(0, len(data) - len(v) + 1)
+        i = data.find(v[:1], start)
+        while i != -1 and len(data) - i > best:
+            if v.startswith(data[i:]):
+                best = len(data) - i
+                break
+            i = data.find(v[:1], i + 1)
+    return best
 
 
 def _scalar(v: Any) -> bool:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.output import RedactedPipe
+from rundir.redact import Redactor
 
 STDOUT_LOG = "agent.stdout.log"
 STDERR_LOG = "agent.stderr.log"
@@ -75,23 +77,31 @@ class CommandAgent:
         log_path = Path(ctx.options.get("agent_log_path") or ctx.run_dir / EXTERNAL_LOG)
         log_path.touch()
         ctx.log("system", f"command agent: {cmd}", tool="command")
-        with open(ctx.run_dir / STDOUT_LOG, "ab") as out, open(ctx.run_dir / STDERR_LOG, "ab") as err:
+        # What the program prints passes the run's redaction policy on its way to the logs (clawrec/agents/output.py).
+        redactor = ctx.options.get("redactor") or Redactor()
+        out, err = RedactedPipe(ctx.run_dir / STDOUT_LOG, redactor), RedactedPipe(ctx.run_dir / STDERR_LOG, redactor)
+        try:
             try:
-                proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=out.fd, stderr=err.fd, stdin=subprocess.DEVNULL,
                                         env=agent_env(ctx, task_file, log_path), cwd=ctx.run_dir,
                                         preexec_fn=new_group_dying_with_parent)
             except OSError as exc:
                 return AgentResult(status="error", message=f"cannot start --agent-cmd: {exc}")
-        if ctx.on_process_group is not None:
-            ctx.on_process_group(proc.pid)
-        try:
-            code = await asyncio.to_thread(proc.wait)
-        except asyncio.CancelledError:  # the run is stopping: SIGTERM (a moment to flush), then SIGKILL
-            await kill_group(proc, TERM_GRACE)
-            raise
-        finally:
-            if proc.poll() is None:
+            finally:
+                out.started()
+                err.started()
+            if ctx.on_process_group is not None:
+                ctx.on_process_group(proc.pid)
+            try:
+                code = await asyncio.to_thread(proc.wait)
+            except asyncio.CancelledError:  # the run is stopping: SIGTERM (a moment to flush), then SIGKILL
                 await kill_group(proc, TERM_GRACE)
+                raise
+            finally:
+                if proc.poll() is None:
+                    await kill_group(proc, TERM_GRACE)
+        finally:
+            await asyncio.shield(asyncio.gather(asyncio.to_thread(out.close), asyncio.to_thread(err.close)))
         if code == 0:
             return AgentResult(status="ok", message="command exited 0")
         if code < 0:

@@ -1,5 +1,5 @@
 """kill -9 of `clawrec run`, through the real CLI and Chromium: the agent (a grandchild of clawrec, in its own
-process group) dies with the browser (fail-closed watchdog), and the next `clawrec judge` finalizes the run
+process group) dies with the browser and its task file (secrets in clear) is removed (fail-closed watchdog), and the next `clawrec judge` finalizes the run
 (status interrupted, video joined from its segments, manifest counts and hashes) and refuses to judge it unless
 --allow-incomplete."""
 
@@ -39,13 +39,14 @@ def _clawrec(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_path):
-    pid_file = tmp_path / "agent.pgid"
+    pid_file, task_note = tmp_path / "agent.pgid", tmp_path / "task-file-path"
     run_dir = tmp_path / "run"
     with TinySite() as site:
         spec = write_spec(tmp_path, site)
         # `sh` forks (not exec): the agent's `sleep` is clawrec's grandchild, which PDEATHSIG never reaches, and
         # unlike a Playwright script it does not end when the browser goes.
-        cmd = f"echo $$ > {pid_file}; {signup_cmd()}; touch {tmp_path / 'lingering'}; sleep 120"
+        cmd = (f"echo $$ > {pid_file}; echo $CLAWREC_TASK > {task_note}; {signup_cmd()}; "
+               f"touch {tmp_path / 'lingering'}; sleep 120")
         proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", cmd, "--grace", "120",
                           "--run-dir", str(run_dir)])
         try:
@@ -53,6 +54,8 @@ def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_pat
                   and (run_dir / "interceptions.jsonl").stat().st_size > 0, 90, "the catch")
             _wait(lambda: (tmp_path / "lingering").exists(), 60, "the agent to linger")
             _wait(lambda: list((run_dir / ".video-segments").glob("*.ts")), 30, "a video segment")
+            task_file = Path(task_note.read_text().strip())
+            assert task_file.is_file() and "alex@example.com" in task_file.read_text()  # the agent's task, in clear
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.communicate(timeout=30)
@@ -62,6 +65,10 @@ def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_pat
         finally:
             if _group_alive(pgid):  # an orphan agent (the failure): ours to end
                 os.killpg(pgid, signal.SIGKILL)
+        try:  # the task file (secrets in clear) does not outlive clawrec: the watchdog removes it
+            _wait(lambda: not task_file.exists(), 15, "the agent's task file to be removed")
+        finally:
+            task_file.unlink(missing_ok=True)
     assert manifest(run_dir)["status"] == "running" and (run_dir / LOCK).exists()
 
     refused = _clawrec("judge", str(run_dir))

@@ -1,10 +1,12 @@
 """Secrets never reach a run file (README "Secrets"): a page sends every kind of secret (headers, query, JSON, form,
 a cookie, OTP and card inputs), the spec reads the password from the environment and marks card, CVC and a member
-id secret; after `clawrec run` and `clawrec view`, no file of the run directory or the report holds any value, while
-the site's own log shows the agent really used them and the judge still reads the payload's other fields."""
+id secret, and the agent echoes the password and the member id to its stdout and stderr; after `clawrec run` and
+`clawrec view`, no file of the run directory or the report holds any value, while the site's own log shows the agent
+really used them and the judge still reads the payload's other fields."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -145,6 +147,12 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
     values = [PASSWORD, "Env-Pw-9Qz%21x3", OTP, COOKIE, *PAGE_SECRETS.values(), *USER.values()]
     assert _found(run_dir, values) == [] and _found(tmp_path / "report.html", values) == []  # noqa
     assert manifest(run_dir)["status"] == "intercepted"
+    # What the agent printed (each value cut in two by a flush) is in its logs redacted, next to the hash that proves
+    # it printed the very value.
+    for log_name in ("agent.stdout.log", "agent.stderr.log"):
+        printed = (run_dir / log_name).read_text()
+        for name, value in (("password", PASSWORD), ("member_id", USER["member_id"])):
+            assert f"echo {name}=[redacted] sha256={hashlib.sha256(value.encode()).hexdigest()}\n" in printed, printed
     # The judge still reads the payload's other fields.
     caught = jsonl(run_dir, "interceptions.jsonl")[0]
     assert caught["body"]["plan"] == "pro" and caught["body"]["username"] == "alex"

@@ -3,6 +3,8 @@ and a record passing the one JsonlWriter comes out without them."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rundir.records import JsonlWriter, read_jsonl
@@ -66,3 +68,19 @@ def test_every_secret_name_passes_the_fast_path(name):
     """The writer skips the walk for a line without a SUSPECT word: each secret name must contain one."""
     assert secret_name(name) or name == "2fa_code"
     assert Redactor().suspect(f'{{"{name}":"v"}}')
+
+
+def test_stream_redactor_catches_a_value_split_across_reads_at_every_cut():
+    """An agent's stdout arrives in arbitrary reads: wherever a secret value is cut, it never comes out; text that
+    cannot begin a secret passes at once (nothing held), and the held tail is released at the end."""
+    from rundir.redact import StreamRedactor
+
+    secret = 'Pw-"9Qz!x3'  # a quote: also caught as it appears inside a JSON string the agent prints
+    text = f"login pw={secret} then {{\"password\": {json.dumps(secret)}}} and P end P".encode()
+    for cut in range(1, len(text)):
+        stream = StreamRedactor(Redactor([secret]))
+        out = stream.feed(text[:cut]) + stream.feed(text[cut:]) + stream.end()
+        assert out == b'login pw=[redacted] then {"password": "[redacted]"} and P end P', cut
+    stream = StreamRedactor(Redactor([secret]))
+    assert stream.feed(b"plain line\n") == b"plain line\n" and stream.feed(b"x Pw-") == b"x " \
+        and stream.end() == b"Pw-"

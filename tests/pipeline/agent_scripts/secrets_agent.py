@@ -1,10 +1,13 @@
 """A command agent for the secrets test: fills a login form (password from the task, which the spec reads from the
 environment), the OTP the page shows, a card number and CVC and a member id (a `secrets:` user field), logs what it does WITH the
-spec's secret values (agent.jsonl must still not hold them), and clicks "Go"."""
+spec's secret values (agent.jsonl must still not hold them), echoes the password and the member id to its stdout
+and stderr, each cut in two by a flush (agent.stdout.log / agent.stderr.log must not hold them), and clicks "Go"."""
 
 import asyncio
+import hashlib
 import json
 import os
+import sys
 import time
 
 from playwright.async_api import async_playwright
@@ -19,6 +22,14 @@ async def main():
     print("agent: task file", os.environ["CLAWREC_TASK"], flush=True)
     task = json.load(open(os.environ["CLAWREC_TASK"]))
     user = task["user"]
+    for name in ("password", "member_id"):  # echoed to stdout and stderr, each value cut in two by a flush
+        for stream in (sys.stdout, sys.stderr):
+            value = str(user[name])
+            stream.write(f"echo {name}={value[:4]}")
+            stream.flush()
+            time.sleep(0.05)
+            stream.write(f"{value[4:]} sha256={hashlib.sha256(value.encode()).hexdigest()}\n")
+            stream.flush()
     async with async_playwright() as p:
         browser = await p.chromium.connect_over_cdp(os.environ["CLAWREC_CDP_URL"])
         page = browser.contexts[0].pages[0]
