@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import traceback
 from typing import Any
 
@@ -42,6 +43,23 @@ async def supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec:
     """Wait for the first stop condition; returns (status, stop reason, exit code, message, agent result).
     `stop` (clawrec.run_signals.RunStop): a signal's stop is also waited on here, not only its cancellation of the
     run, which can be lost on the way (see run_signals): it raises CancelledError like the cancellation."""
+    outcome = await _supervise(agent_task, ctx, icpt, rec, time_limit, grace, step_limit, guard, stop)
+    return scrubbed(outcome, ctx.options.get("redactor"))
+
+
+def scrubbed(outcome: Outcome, redactor: Any) -> Outcome:
+    """`outcome` with the run's secret values replaced (rundir/redact.py) in its reason, its message and the agent's
+    own message: they reach manifest.json and the terminal, and an agent may say (or raise) what it typed."""
+    if redactor is None:
+        return outcome
+    status, reason, code, message, result = outcome
+    if result is not None and result.message:
+        result = dataclasses.replace(result, message=redactor.text(result.message))
+    return status, redactor.text(reason), code, redactor.text(message), result
+
+
+async def _supervise(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, rec: Any, time_limit: float,
+                     grace: float, step_limit: int, guard: Any = None, stop: Any = None) -> Outcome:
     caught = asyncio.create_task(icpt.caught.wait())
     broken = asyncio.create_task(wait_failure(rec, icpt, guard))
     requested = getattr(stop, "requested", None)
@@ -87,9 +105,12 @@ async def _agent_ended(agent_task: asyncio.Task, ctx: AgentContext, icpt: Any, s
             await asyncio.wait_for(icpt.caught.wait(), settle)
     result, err = agent_outcome(agent_task)
     if err is not None and not agent_task.cancelled() and agent_task.exception() is not None:
-        exc = agent_task.exception()  # the traceback is kept for whoever debugs the adapter
+        exc = agent_task.exception()  # the traceback is kept for whoever debugs the adapter (secrets replaced)
+        text = "".join(traceback.format_exception(exc))
+        if ctx.options.get("redactor") is not None:
+            text = ctx.options["redactor"].text(text)
         with contextlib.suppress(OSError):
-            (ctx.run_dir / "agent.error.log").write_text("".join(traceback.format_exception(exc)))
+            (ctx.run_dir / "agent.error.log").write_text(text)
     if icpt.catches:
         return ("intercepted", catch_reason(icpt), 0, "", result)
     if err is not None:

@@ -1,7 +1,7 @@
 """kill -9 of `clawrec run`, through the real CLI and Chromium: the agent (a grandchild of clawrec, in its own
-process group) dies with the browser and its task file (secrets in clear) is removed (fail-closed watchdog), and the next `clawrec judge` finalizes the run
-(status interrupted, video joined from its segments, manifest counts and hashes) and refuses to judge it unless
---allow-incomplete."""
+process group) dies with the browser and its task file (secrets in clear) is removed (fail-closed watchdog), and the
+next `clawrec judge` finalizes the run (status interrupted, video joined from its segments, manifest counts and
+hashes) and refuses to judge it unless --allow-incomplete."""
 
 from __future__ import annotations
 

@@ -184,3 +184,33 @@ def test_validate_names_bad_secret_declarations(tmp_path, capsys):
     assert err == [f"{spec}:6: user.password.env: '1BAD' is not an environment variable name",
                    f"{spec}:7: user.pin: an environment value is written {{env: NAME}} (one key, a string)",
                    f"{spec}:8: secrets.1: user has no field 'nope'"]
+
+
+class _SayingAgent:
+    """An in-process agent (the claude adapter's path: messages through ctx.log) that repeats a marked value in a
+    message and then fails with it in its exception."""
+
+    name = "saying"
+
+    async def run(self, ctx):
+        email = ctx.task.user["email"]
+        ctx.log("assistant", f"I will sign up as {email}", typed={"email": email})
+        raise RuntimeError(f"could not type {email}")
+
+
+def test_in_process_agent_messages_and_errors_are_redacted(tmp_path):
+    """agent.jsonl (written by the adapter, not read from a program), agent.error.log and the manifest's stop reason
+    replace a marked value; the agent got it (its message is there, with the value replaced)."""
+    from clawrec.api import run_task
+    from tests.pipeline.tinysite import TinySite, write_spec
+
+    with TinySite() as site:
+        spec = write_spec(tmp_path, site, extra="secrets: [email]\n")
+        outcome = run_task(str(spec), _SayingAgent(), headless=True, video=False, runs_dir=tmp_path / "runs",
+                           judge=False)
+    run_dir = outcome.run_dir
+    assert outcome.status == "agent_error" and outcome.stop_reason.endswith("RuntimeError: could not type [redacted]")
+    said = [r for r in jsonl(run_dir, "agent.jsonl") if r["role"] == "assistant"]
+    assert [(r["content"], r["typed"]) for r in said] == [("I will sign up as [redacted]", {"email": "[redacted]"})]
+    assert "RuntimeError: could not type [redacted]" in (run_dir / "agent.error.log").read_text()
+    assert _found(run_dir, ["alex@example.com"]) == []
