@@ -40,12 +40,19 @@ def aligned(d: dict[str, Any] | None, tr: Trajectory, ref: Trajectory | None, me
     relevant_row = first.get("row") if first.get("relevant") else None
 
     def thumb(trj: Trajectory | None, n: Any, who: str) -> str:
+        """The page after the step; a run that kept no screenshot there (a reference keeps few) shows the last one
+        kept before it, labelled so, rather than nothing."""
         st = trj.step(n) if trj is not None and isinstance(n, int) else None
         if st is None:
             return ""
-        _before, after = trj.before_after(st)
-        key = media.key(trj.run.screenshot_file(after)) if after is not None else None
-        return f"<img class=thumb data-m='{key}' alt='{who} step {n}'>" if key else ""
+        i = trj.steps.index(st)
+        for j in range(i, -1, -1):
+            for shot in reversed(trj.steps[j].screenshots):
+                key = media.key(trj.run.screenshot_file(shot))
+                if key:
+                    return (f"<img class=thumb data-m='{key}' alt='{who} step {n}'>" + (
+                        "" if j == i else "<br><span class=muted>last screenshot before this step</span>"))
+        return "<span class=muted>no screenshot</span>"
 
     rows = []
     for r in d["aligned"]:
@@ -58,12 +65,13 @@ def aligned(d: dict[str, Any] | None, tr: Trajectory, ref: Trajectory | None, me
             short(a.get("text", ""), 200) + (f" <span class=muted>seq {esc(a.get('seq'))}</span>" if a else "")
         b_cell = (f"step {esc(bn)} " if bn is not None else "") + short(b.get("text", ""), 200)
         rows.append(f"<tr class='{esc(r.get('status'))}{' relevant' if mark else ''}' id='row-{esc(r.get('row'))}'>"
-                    f"<td>{'▶ ' if mark else ''}{esc(r.get('row'))}</td><td class={esc(r.get('status'))}>"
+                    f"<td>{'▶' if mark else ''}</td><td class={esc(r.get('status'))}>"
                     f"{esc(r.get('status'))}</td><td>{a_cell}<br>{thumb(tr, an, 'agent')}</td>"
                     f"<td>{b_cell}<br>{thumb(ref, bn, 'reference')}</td></tr>")
     why = (f"<p><b>▶ the divergence that explains the failure</b>: {short(first.get('summary'), 400)}</p>"
            if relevant_row else "")
+    # no row index column: steps are numbered one way everywhere (each run's own step, the action seq beside it)
     return (f"<section id=side><h2>Side by side with the reference <span class=muted>{short(d.get('reference'), 200)}"
             f"</span></h2>{why}<details open><summary>{len(rows)} aligned steps (the alignment `clawrec diagnose` "
-            "uses)</summary><table class=side><tr><th>#</th><th>status</th><th>agent</th><th>reference</th></tr>"
+            "uses)</summary><table class=side><tr><th></th><th>status</th><th>agent</th><th>reference</th></tr>"
             f"{''.join(rows)}</table></details></section>")

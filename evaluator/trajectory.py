@@ -69,7 +69,8 @@ class RunStep:
             first = self.meaningful[0].describe()
             return first + (f" (+{len(self.meaningful) - 1} more)" if len(self.meaningful) > 1 else "")
         if self.call is not None:
-            return f"{self.call.tool or 'tool'} {_short_args(self.call.content)}".strip()
+            args, tool = _short_args(self.call.content), self.call.tool or "tool"
+            return args if args.split(" ", 1)[0] == tool else f"{tool} {args}".strip()  # not "click click 'To'"
         if self.actions:
             return f"{self.actions[0].type} (+{len(self.actions) - 1} events)" if len(self.actions) > 1 \
                 else self.actions[0].type
@@ -79,6 +80,13 @@ class RunStep:
 def _failed(h: HttpRecord) -> bool:
     status = (h.response or {}).get("status") if isinstance(h.response, dict) else None
     return bool(h.raw.get("error")) and not h.raw.get("canceled") or (isinstance(status, int) and status >= 400)
+
+
+def _call_text(content: Any) -> str:
+    """A tool call's arguments as searchable text (values unescaped)."""
+    if isinstance(content, dict):
+        return " ".join(str(v) for v in content.values())
+    return str(content or "")
 
 
 def _short_args(content: Any, limit: int = 90) -> str:
@@ -159,11 +167,12 @@ class Trajectory:
         last_on: dict[str, RunStep] = {}  # target identity -> step of the latest leading action on it
         for a in self.run.actions:
             ident = target_identity(a)
-            st = self.at(a.t)
+            st = self._slack_owner(a, self.at(a.t))
             if a.type in TRAILING and ident in last_on and self.mode == "agent":
                 # The extension reports a field's input/change when the field loses focus, i.e. once the next
-                # tool call has begun: they belong to the step that focused and typed into the field.
-                st = last_on[ident]
+                # tool call has begun: they belong to the step that typed into the field, which is the one that
+                # focused it unless a later call names the value (a click on the field, then `fill 'From' = …`).
+                st = self._typed_by(a, last_on[ident], st)
             elif a.type not in TRAILING:
                 last_on[ident] = st
             st.actions.append(a)
@@ -185,6 +194,31 @@ class Trajectory:
         for c in self.console:
             self.at(c.t).console.append(c)
         self._fill_agent()
+
+    def _slack_owner(self, a: Action, st: RunStep) -> RunStep:
+        """An action in the slack before a call (see `_starts`) stays with the previous call when that call names
+        its element and this one does not (`fill 'Date of birth'` then `fill 'E-mail'`: the date's events, reported
+        just before the e-mail call's stamp, are the date's)."""
+        i = self.steps.index(st)
+        if self.mode != "agent" or a.t is None or a.t >= st.t0 or i < 2 or st.call is None:
+            return st
+        prev = self.steps[i - 1]
+        name = " ".join(str((a.target or {}).get("name") or "").split()) if isinstance(a.target, dict) else ""
+        if prev.call is not None and len(name) >= 2 and name in _call_text(prev.call.content) \
+                and name not in _call_text(st.call.content):
+            return prev
+        return st
+
+    def _typed_by(self, a: Action, focused: RunStep, now: RunStep) -> RunStep:
+        """Of the steps from the one that focused the field to the one running when its input was reported, the
+        first whose tool call names the value typed; the focusing step when none does."""
+        value = a.value if isinstance(a.value, str) else None
+        if not value or len(value) < 2 or now.n <= focused.n or \
+                (focused.call is not None and value in _call_text(focused.call.content)):
+            return focused
+        later = self.steps[self.steps.index(focused) + 1:self.steps.index(now) + 1]
+        return next((s for s in later if s.call is not None and value in _call_text(s.call.content)),
+                    focused)
 
     def _fill_agent(self) -> None:
         """Agent messages: the assistant text before a call belongs to that call's step; a result to its call's."""

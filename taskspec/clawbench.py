@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from taskspec.check import FieldChecker, kind
-from taskspec.clawbench_categories import category_for
+from taskspec.clawbench_categories import category_for, in_table
 from taskspec.dump import dump_spec  # noqa: F401  (re-exported: the importer writes specs with it)
 from taskspec.model import SPEC_VERSION
 from taskspec.yaml_source import LineMap, Problem, SpecError, dotted
@@ -176,12 +176,15 @@ def convert_task(task: Any, *, file: str, source: str, folder_name: str, lines: 
 
     answer_mode = is_answer_task(schema or {}, judge_context)
     notes = []
-    category = category_for(metadata.get("metaclass"), metadata.get("class"))
+    metaclass = metadata.get("metaclass")
+    category = category_for(metaclass, metadata.get("class"))
     if category is None:
         category = "daily"
-        metaclass = metadata.get("metaclass")
         what = f"metaclass {metaclass!r} has no category group" if metaclass else "no metadata.metaclass"
         warn(("metadata", "metaclass"), f"{what}; category is 'daily'")
+    elif not in_table(metaclass, metadata.get("class")):
+        warn(("metadata", "metaclass"), f"metaclass {metaclass!r} is not in the category table; category "
+                                        f"{category!r} guessed from its name")
     start_url, origin = start_url_for(metadata, url_pattern)
     if origin:
         notes.append(f"start_url derived from {origin}")

@@ -4,7 +4,7 @@ Why a table and not a guess: ClawBench v1 and v2 name the same groups differentl
 `shopping`, `nonprofit-charity` and `charity`, `job-search-hr` and `jobs`), and a wrong group silently skews a
 per-category score. Every metaclass of the published corpus (TIGER-AI-Lab/ClawBench test-cases, v1, v2, v1-lite,
 claw-eval) is listed; the claw-eval suite's single metaclass is split by its `class`. Unknown metaclasses fall back
-to a prefix guess, else the caller warns.
+to a prefix guess and the caller warns either way (`in_table` tells a guess from the table).
 """
 
 from __future__ import annotations
@@ -54,6 +54,16 @@ def category_for(metaclass: Any, klass: Any = None) -> str | None:
     if key in GROUPS:
         return key
     return next((cat for prefix, cat in _PREFIX_CATEGORY if key.startswith(prefix)), None)
+
+
+def in_table(metaclass: Any, klass: Any = None) -> bool:
+    """Whether the table itself names this metaclass (for claw-eval: its class), not a prefix guess."""
+    if not isinstance(metaclass, str):
+        return False
+    key = metaclass.strip().lower()
+    if key == CLAW_EVAL:
+        return isinstance(klass, str) and klass.strip().lower() in CLAW_EVAL_CLASS_CATEGORY
+    return key in METACLASS_CATEGORY or key in GROUPS
 
 
 def markdown_table() -> str:

@@ -28,8 +28,11 @@
   function setImg(id, key) {
     var img = document.getElementById(id);
     if (!img) { return; }
-    if (key && data.media[key]) { img.src = data.media[key]; img.style.visibility = "visible"; }
-    else { img.removeAttribute("src"); img.style.visibility = "hidden"; }
+    var has = !!(key && data.media[key]);
+    if (has) { img.src = data.media[key]; } else { img.removeAttribute("src"); }
+    img.style.display = has ? "" : "none";
+    var caption = img.parentNode.querySelector("figcaption");  /* says so where a step kept no screenshot */
+    if (caption) { caption.textContent = img.getAttribute("alt") + (has ? "" : ": no screenshot"); }
   }
 
   function highlight(step, scroll) {

@@ -99,6 +99,12 @@ def test_answer_is_caught_and_judged_against_the_rubric(answer_task, tmp_path, c
         # the submit page never got the answer: the only POST in the HTTP log is the caught one, blocked
         posts = [r for r in jsonl(run_dir, "http.jsonl") if r.get("method") == "POST"]
         assert [r["url"] for r in posts] == [caught["url"]] and all(r.get("intercepted") for r in posts)
+        # the mailbox credentials (env-sourced user values) reached the agent, which logged them: no run file
+        # holds them in clear
+        assert 'mailbox: "[redacted]" "[redacted]"' in [m.get("content") for m in jsonl(run_dir, "agent.jsonl")]
+        for path in (p for p in run_dir.rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            assert b"alex@mail.example" not in data and b"pw-not-in-files" not in data, path
 
     with ScriptedAnthropic(grader) as srv:
         lines = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from clawrec.cli import main
 from taskspec.load import load_specs
-from taskspec.clawbench_categories import GROUPS, category_for, markdown_table
+from taskspec.clawbench_categories import GROUPS, category_for, in_table, markdown_table
 from taskspec.clawbench_user import EMAIL_ENV, EMAIL_PASSWORD_ENV
 from taskspec.model import CATEGORIES
 
@@ -49,6 +49,7 @@ def test_whole_corpus_imports_and_validates(imported_corpus, corpus_specs, capsy
         assert [f.name for f in spec.files[:2]] == ["alex_green_personal_info.json", "alex_green_resume.pdf"]
         meta = spec.clawbench["metadata"]
         assert spec.category == category_for(meta["metaclass"], meta["class"]) in CATEGORIES, spec.id
+        assert in_table(meta["metaclass"], meta["class"]), spec.id  # the table's own row, not a guess from the name
         assert (spec.answer is not None) == (suite == "claw-eval"), spec.id
         if spec.answer is not None:
             assert spec.answer.rubric and spec.answer.reference and spec.answer.url == "http://127.0.0.1:7878/submit"

@@ -43,6 +43,18 @@ def test_every_documented_clawbench_metaclass_maps_to_a_paper_group():
     assert set(CLAWBENCH_METACLASSES) <= set(METACLASS_CATEGORY)
     assert category_for("Travel-Cruise") == "travel" and category_for("space-tourism") is None
     assert category_for("claw-eval", "finance") == "finance" and category_for("claw-eval", "poetry") is None
+    # a metaclass outside the table still warns, also when its name gives the group away
+    task = {"instruction": "x", "eval_schema": {"url_pattern": "a\\.example/b", "method": "POST"}, "time_limit": 1}
+    for meta, category, message in (
+            ({"metaclass": "Travel-Cruise"}, "travel", "metaclass 'Travel-Cruise' is not in the category table; "
+                                                       "category 'travel' guessed from its name"),
+            ({"metaclass": "claw-eval", "class": "poetry"}, "daily", "metaclass 'claw-eval' has no category group; "
+                                                                      "category is 'daily'")):
+        conv = convert_task({**task, "metadata": meta}, file="t.json", source="t/task.json", folder_name="t")
+        assert conv.spec["category"] == category
+        assert [(w.field, w.message) for w in conv.warnings] == [("metadata.metaclass", f"warning: {message}")]
+    conv = convert_task({**task, "metadata": {"metaclass": "Web_Task"}}, file="t.json", source="s", folder_name="t")
+    assert conv.spec["category"] == "social" and conv.warnings == []
 
 
 def test_ids_hosts_and_slugs():

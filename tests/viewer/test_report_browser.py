@@ -115,6 +115,8 @@ def test_clicking_the_caught_step_seeks_the_video_which_stays_in_view(reports, o
     caught.locator("tr.caught.req").first.click()
     panel = page.locator("#reqpanel").inner_text()
     assert "matched rule" in panel and "intercept[0]" in panel and '"last_name": "Dough"' in panel
+    page.locator("#reqpanel").scroll_into_view_if_needed()
+    shot(page, "request-panel.png")
 
 
 def test_film_strip_and_lane_ticks_seek_and_playing_moves_the_highlight(reports, open_page):
@@ -161,6 +163,7 @@ def test_console_errors_show_at_their_step_and_a_hostile_title_runs_nothing(repo
     text = " ".join(rows.all_inner_texts())
     assert "seat map failed to load: HTTP 503" in text and "boom in seat widget" in text
     assert "<script>window.__pwned=1</script>" in text  # the console argument: shown as text
+    assert "after: no screenshot" in page.locator("#current").inner_text()  # said, not an empty frame
     shot(page, "console-step.png")
     page.locator("#expand").click()
     assert "<script>window.__pwned=1</script>" in page.locator("#steps").inner_text()  # the title, in tool results
@@ -174,7 +177,9 @@ def test_side_by_side_marks_the_divergence_that_explains_the_failure(run, report
     row = page.locator("table.side tr.relevant")
     assert row.count() == 1 and 'Last name" = "Dough"' in row.inner_text()
     row.scroll_into_view_if_needed()
-    assert row.locator("img").first.evaluate("i => i.naturalWidth") > 100
+    widths = row.locator("img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert len(widths) == 2 and min(widths) > 100, widths  # the agent's and the reference's
+    assert row.locator("td").first.inner_text() == "▶"  # one step numbering: no aligned-row index
     shot(page, "side-by-side.png")
     page.locator("#diagnosis a.go").click()
     cause = json.loads((run / "diagnosis.json").read_text())["cause"]

@@ -94,6 +94,12 @@ def test_real_run_side_by_side_marks_the_divergence_that_explains_the_failure(tm
     relevant = re.findall(r"<tr class='value relevant' id='row-(\d+)'>(.*?)</tr>", page, re.S)
     assert len(relevant) == 1 and "href='#agent-step-14'" in relevant[0][1] and "Dough" in relevant[0][1]
     assert page.count("class='missing'") == 2  # the skipped filter and sort: shown, not marked
+    assert relevant[0][1].startswith("<td>▶</td>")  # no row index of its own: each run's step numbers only
+    # a screenshot on both sides of every aligned step (the reference kept few: its last one before the step)
+    side = re.search(r"<table class=side>(.*?)</table>", page, re.S).group(1)
+    for row in re.findall(r"<tr class='(?:same|value)[^']*' id='row-\d+'>(.*?)</tr>", side, re.S):
+        assert row.count("<img class=thumb") == 2, row
+    assert "last screenshot before this step" in side
     assert not (run / "diagnosis.json").exists()  # view computes it; only `diagnose` writes it
     # one step per tool call; the Dough step holds its call, result and the field's actions
     step = re.search(r"<details class=step id='agent-step-14'.*?</details>", page, re.S).group(0)
@@ -150,3 +156,38 @@ def test_self_report_gap_and_where_it_stopped_are_on_top(tmp_path, capsys):
                                                                page.index("<section id=verdict")])).split())
     assert top.startswith("Failure: never submitted stopped at step 21 (seq 75) click button \"Continue to review\"")
     assert "self-report gap : the agent said Done: I booked your flight" in top
+
+
+def test_replay_shaped_calls_keep_their_own_actions(tmp_path):
+    """The demo's replay agent logs `click 'From'` then `fill 'From' = …`, and the page reports the field's input
+    when it loses focus, after the next call began; the date's events arrive just before the next call's stamp (the
+    clock slack). Timings as measured in a demo run: each call's row holds the actions it caused."""
+    from evaluator.trajectory import Trajectory
+    from rundir.reader import RunDir
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"format_version": 1, "id": "replay", "status": "intercepted",
+                                                   "agent": "replay", "duration": 13.0}))
+    calls = [(7.010, "click", "click 'From'"), (7.174, "fill", "fill 'From' = 'New York (JFK)'"),
+             (7.642, "click", "click 'Trip type From New York (JFK)'"), (12.207, "fill",
+             "fill 'Date of birth' = '1990-04-12'"), (12.337, "fill", "fill 'E-mail' = 'a@example.com'"),
+             (12.483, "fill", "fill 'Contact e-mail' = 'a@example.com'"), (12.615, "click", "click 'Go'")]
+    (run / "agent.jsonl").write_text("".join(json.dumps({"t": t, "role": "tool_call", "tool": tool, "content": c})
+                                             + "\n" for t, tool, c in calls))
+
+    def act(seq, t, kind, name, value=None):
+        return json.dumps({"t": t, "seq": seq, "type": kind, "value": value, "url": "http://127.0.0.1:1/",
+                           "target": {"tag": "input", "role": "textbox", "name": name}}) + "\n"
+    (run / "actions.jsonl").write_text("".join([
+        act(1, 7.037, "focus", "From"), act(2, 7.043, "click", "From"),
+        act(3, 7.647, "input", "From", "New York (JFK)"), act(4, 7.649, "change", "From", "New York (JFK)"),
+        act(5, 7.651, "click", "Trip type"),
+        act(6, 12.293, "focus", "Date of birth"), act(7, 12.295, "input", "Date of birth", "1990-04-12"),
+        act(8, 12.423, "focus", "E-mail"), act(9, 12.506, "input", "E-mail", "a@example.com"),
+        act(10, 12.510, "focus", "Contact e-mail"), act(11, 12.643, "input", "Contact e-mail", "a@example.com")]))
+    tr = Trajectory(RunDir(run))
+    assert [[a.seq for a in st.actions] for st in tr.steps] == [[], [1, 2], [3, 4], [5], [6, 7], [8, 9], [10, 11],
+                                                                 []]
+    assert tr.steps[1].summary() == 'fill textbox "From" = "New York (JFK)"'  # the click into it begins the fill
+    assert tr.steps[7].summary() == "click 'Go'"  # no browser action: the call, its tool named once

@@ -23,6 +23,7 @@ async def main(answer_file: str) -> None:
     url = re.search(r"http://127\.0\.0\.1:\d+/submit", task["instruction"]).group(0)
     answer = Path(answer_file).read_text()
     log("user", task["instruction"])
+    log("user", "mailbox: " + json.dumps(task["user"]["email"]) + " " + json.dumps(task["user"]["email_password"]))
     async with async_playwright() as p:
         browser = await p.chromium.connect_over_cdp(os.environ["CLAWREC_CDP_URL"])
         context = browser.contexts[0]
