@@ -83,7 +83,7 @@ class Interceptor:
         self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
         self.conn: Connection | None = None
         self.attacher: Attacher | None = None
-        self.wsguard = WsGuard(self.ws_rules, self._ws_caught) if self.ws_rules else None
+        self.wsguard = WsGuard(self.ws_rules, self._ws_caught, hold) if self.ws_rules or hold is not None else None
         self._closing = False
         self._detached = False
         self._files_done = False
@@ -127,6 +127,8 @@ class Interceptor:
                 self.hold.close()  # what still waits for a person is blocked now
             if self._deciding:
                 await asyncio.wait(list(self._deciding), timeout=5)
+            if self.wsguard is not None:
+                await self.wsguard.settle()
             for held in list(self._held.values()):
                 if held.answer is None:
                     held.fail(caught=False)
@@ -170,6 +172,8 @@ class Interceptor:
             return futures  # a worker's second attachment: its owner session logs, guards and pauses for it
         if self.wsguard is not None:
             futures += self.wsguard.prepare(session, self.frames)
+        if self.hold is not None:
+            self.hold.watch(session)  # why each frame navigates: a GET form submission is held
         futures += self.frames.prepare(session)
         if self.http is not None:
             futures += self.http.prepare(session, self.frames)
@@ -354,8 +358,8 @@ class Interceptor:
             return paused.fulfill(r.status, headers, body)
         return paused.fail()
 
-    def _ws_caught(self, session: Session, rule: Rule, message: dict[str, Any]) -> None:
-        """A WebSocket message dropped by the guard (interceptor/wsguard.py)."""
+    def _ws_caught(self, session: Session, rule: Rule | None, message: dict[str, Any]) -> None:
+        """A WebSocket message dropped by the guard (interceptor/wsguard.py); rule None: a person blocked it."""
         data = message.get("data")
         decoded: Any = data
         if isinstance(data, str):
@@ -363,15 +367,18 @@ class Interceptor:
                 decoded = loads_bounded(data)
             except ValueError:  # not JSON, or too deep: kept as text
                 pass
+        held = message.get("held")
         self._record({
-            "rule": rule.name, "rule_index": rule.index, "url": message.get("url"), "method": "WEBSOCKET",
+            "rule": rule.name if rule else None, "rule_index": rule.index if rule else None,
+            "url": message.get("url"), "method": "WEBSOCKET",
             "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_fields(decoded),
             "body_kind": "json" if decoded is not data else "text",
             "raw": scrub(data, secret_values(decoded)) if isinstance(data, str) else "",
             "files": [], "body_complete": True, "tab_url": self.frames.tab_url(session) or message.get("top_url"),
             "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
-            "target_type": session.target_type, "resource_type": "WebSocket", "action": "blocked",
-        })
+            "target_type": session.target_type, "resource_type": "WebSocket",
+            "action": HELD_BLOCKED if held else "blocked", **({"held": held} if held else {}),
+        }, catch=not held)
 
     def _record(self, record: dict[str, Any], catch: bool = True) -> None:
         """Write a catch (or, `catch=False`, a request a person blocked in hold mode: not a terminal catch)."""

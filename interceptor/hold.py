@@ -1,10 +1,19 @@
 """Hold mode: every state-changing request waits for a person's decision (allow / block); no answer = block.
 
 Why: a first human run on a site that has no spec yet has nothing to block its final click; holding every request
-that can change state (anything but GET/HEAD/OPTIONS, analytics beacons and the recorder's own traffic excepted)
-makes that run safe, and the request the person blocks is exactly what `clawrec annotate` needs. The Interceptor
-pauses every request while a Hold is set and asks it (`Hold.ask`) about those `Hold.wants`; deciders (the terminal,
-the recorder's control page) call `Hold.decide`. Every decision is a line of holds.jsonl with its time.
+that can change state (anything but GET/HEAD/OPTIONS, GET form submissions, WebSocket sends; analytics beacons and
+the recorder's own traffic excepted) makes that run safe, and the request the person blocks is exactly what
+`clawrec annotate` needs. The Interceptor pauses every request while a Hold is set and asks it (`Hold.ask`) about
+those `Hold.wants`; the WebSocket guard (interceptor/wsguard.py) defers each send page-side and asks
+`Hold.ask`; deciders (the terminal, the recorder's control page) call `Hold.decide`. Every decision is a line of
+holds.jsonl with its time.
+
+GET form submissions: Fetch does not say why a document is requested; Page.frameRequestedNavigation does (reason
+`formSubmissionGet`, with the exact request URL). Blink sends it unbuffered (InspectorPageAgent flushes it) before
+it asks the browser to navigate, so it reaches us ahead of the request's Fetch.requestPaused (measured: 10-20 ms
+ahead). A renderer round trip cannot confirm it: Chrome holds commands to a frame's renderer while its navigation
+is pending (measured: Runtime.evaluate unanswered until the paused navigation goes on). A navigation with no reason
+of its own (typed address, Page.navigate, reload) is held only when a GET form last asked for that URL.
 """
 
 from __future__ import annotations
@@ -15,13 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from interceptor.cdp import Session
 from taskspec.annotate import is_beacon
+from taskspec.match import query_params
 from rundir.records import JsonlWriter, RunClock
 
 HOLDS = "holds.jsonl"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 DECISIONS = ("allow", "block")
 DEFAULT_TIMEOUT = 60.0
+FORM_GET = "formSubmissionGet"
+REASONS_KEPT = 512  # navigation reasons remembered (URL -> last reason), oldest dropped first
 
 
 @dataclass
@@ -41,8 +54,11 @@ class Held:
 
 
 def first_fields(value: Any, limit: int = 4, width: int = 40) -> list[tuple[str, str]]:
-    """(name, value) of the first top-level payload fields, values cut to `width` characters."""
-    items = list(value.items()) if isinstance(value, dict) else []
+    """(name, value) of the first top-level payload fields, values cut to `width` characters (a text message:
+    its start as `data`)."""
+    if isinstance(value, list) and value and isinstance(value[0], dict):  # a batch: its first element
+        value = value[0]
+    items = list(value.items()) if isinstance(value, dict) else [("data", value)] if isinstance(value, str) else []
     out = []
     for key, v in items[:limit]:
         text = v if isinstance(v, str) else repr(v)
@@ -62,21 +78,46 @@ class Hold:
         self.listeners: list[Callable[[Held], None]] = []  # told of every new held request (terminal, page)
         self.log = JsonlWriter(Path(run_dir) / HOLDS, clock)
         self._ids = itertools.count(1)
+        self._reasons: dict[str, str] = {}  # URL (no fragment) -> why a renderer last asked to navigate to it
         self._closed = False
         self._log_closed = False
 
+    def watch(self, session: Session) -> None:
+        """Learn why each frame navigates (Page is enabled by interceptor/frames.py); before the target resumes."""
+        if session.target_type in ("page", "iframe"):
+            session.on("Page.frameRequestedNavigation", self._navigation)
+
+    def _navigation(self, params: dict[str, Any]) -> None:
+        url = str(params.get("url", "")).split("#", 1)[0]
+        self._reasons.pop(url, None)
+        self._reasons[url] = str(params.get("reason"))  # the last wins: a later link to it is no form; a reload
+        # (no reason of its own) submits the form again, and is held again
+        if len(self._reasons) > REASONS_KEPT:
+            self._reasons.pop(next(iter(self._reasons)))
+
+    def _own(self, url: str) -> bool:
+        return any(url.startswith(prefix) for prefix in self.own_urls)
+
     def wants(self, method: str, url: str, resource_type: str | None = None) -> bool:
-        """Held: state-changing (not GET/HEAD/OPTIONS), http(s), not a beacon, not the recorder's own traffic."""
-        if method.upper() in SAFE_METHODS or not url.startswith(("http://", "https://")):
+        """Held: state-changing (not GET/HEAD/OPTIONS, or a GET form submission), http(s), not a beacon, not the
+        recorder's own traffic."""
+        if not url.startswith(("http://", "https://")) or self._own(url):
             return False
-        if any(url.startswith(prefix) for prefix in self.own_urls):
+        if method.upper() == "GET" and resource_type == "Document":
+            return self._reasons.get(url.split("#", 1)[0]) == FORM_GET
+        if method.upper() in SAFE_METHODS:
             return False
         return not is_beacon({"url": url, "resource_type": resource_type})
+
+    def wants_ws(self, url: str) -> bool:
+        """A WebSocket send is held unless it is the recorder's own or an analytics socket."""
+        return not self._own(url) and not is_beacon({"url": url})
 
     async def ask(self, method: str, url: str, payload: Any) -> tuple[str, str, Held]:
         """Wait for a decision: (allow|block, who decided: terminal|page|timeout|end of run, the held request)."""
         loop = asyncio.get_running_loop()
-        held = Held(next(self._ids), method, url, first_fields(payload), self.clock.now(), loop.create_future())
+        fields = first_fields(payload) or first_fields(query_params(url))
+        held = Held(next(self._ids), method, url, fields, self.clock.now(), loop.create_future())
         if self._closed:
             held.future.set_result(("block", "end of run"))
         else:

@@ -19,6 +19,7 @@ from taskspec.model import Rule, Spec
 
 CAUGHT = ("blocked", "fulfilled")
 PERSON = ("terminal", "page")  # who blocked a held request on purpose (not a timeout)
+HELD = "held_blocked"  # hold mode's action (interceptor/core.py): a person's block, not a catch
 
 
 @dataclass
@@ -59,15 +60,19 @@ def terminal_request(run: Run) -> str | None:
     mode; else annotate's top candidate."""
     http = dict(run.http)
     ws = [f"{R.INTERCEPTIONS}:{n}" for n, c in enumerate(run.catches, 1)
-          if str(c.get("method")).upper() == "WEBSOCKET"]
+          if str(c.get("method")).upper() == "WEBSOCKET" and c.get("action") != HELD]
     caught_lines = [n for n, rec in run.http if rec.get("intercepted") in CAUGHT]
     if caught_lines or ws:
         return f"{R.HTTP}:{caught_lines[0]}" if caught_lines else ws[0]
-    by_person = {c.get("network_id") for c in run.catches
-                 if c.get("action") == "held_blocked" and (c.get("held") or {}).get("by") in PERSON}
-    held = [n for n, rec in run.http if rec.get("intercepted") == "held_blocked" and rec.get("id") in by_person]
-    if held:
-        return f"{R.HTTP}:{held[-1]}"
+    held = [(n, c) for n, c in enumerate(run.catches, 1)
+            if c.get("action") == HELD and (c.get("held") or {}).get("by") in PERSON]
+    for n, c in reversed(held):  # interceptions.jsonl is in decision order; a held WebSocket frame is only there
+        if str(c.get("method")).upper() == "WEBSOCKET":
+            return f"{R.INTERCEPTIONS}:{n}"
+        line = next((ln for ln, rec in run.http if rec.get("intercepted") == HELD and rec.get("id") is not None
+                     and rec.get("id") == c.get("network_id")), None)
+        if line is not None:
+            return f"{R.HTTP}:{line}"
     top = candidates(run)
     return f"{R.HTTP}:{top[0].line}" if top and http else None
 

@@ -1,11 +1,16 @@
 """A loopback page for a person's run driven through noVNC: big blocks at fixed places (a click on the remote
 canvas needs coordinates), one name field and three buttons, each sending a JSON POST: /api/newsletter (benign),
-/api/feedback (benign), /api/signup (the terminal submission). The server's own log is the truth."""
+/api/feedback (benign), /api/signup (the terminal submission). The server's own log is the truth.
+
+/forms?ws=URL drives itself for the other held kinds: told "go" by the WebSocket server (WsSite) it sends three
+frames, told "stream" two more through a WebSocketStream, told "form" it submits a GET form to /search?q=first,
+whose page submits /search?q=second on load."""
 
 from __future__ import annotations
 
 import json
 import threading
+from urllib.parse import parse_qs, urlsplit
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -35,6 +40,33 @@ for (const [id, path] of [["newsletter", "/api/newsletter"], ["feedback", "/api/
   }});
 }}
 </script></body></html>"""
+
+
+FORMS = """<!doctype html><html><head><title>Forms</title></head><body>
+<form id="f" action="/search" method="get"><input name="q" value="{q}"><button>Search</button></form>
+<script>
+const ws = new URLSearchParams(location.search).get("ws");
+if (ws) {{
+  const sock = new WebSocket(ws);
+  sock.onmessage = (e) => {{
+    if (e.data === "go") for (const n of [1, 2, 3]) sock.send(JSON.stringify({{n, note: "frame " + n}}));
+    if (e.data === "stream") stream();
+    if (e.data === "form") document.getElementById("f").requestSubmit();
+  }};
+  async function stream() {{  // a WebSocketStream writes one chunk at a time: 5 waits for 4's decision
+    const {{writable}} = await new WebSocketStream(ws).opened;
+    const w = writable.getWriter();
+    for (const n of [4, 5]) await w.write(JSON.stringify({{n, note: "stream " + n}}));
+  }}
+}}
+if ({auto}) addEventListener("load", () => document.getElementById("f").requestSubmit());
+</script></body></html>"""
+
+
+def forms_page(path: str) -> bytes:
+    """/forms: the form submits q=first when told; /search?q=first: submits q=second by itself."""
+    first = parse_qs(urlsplit(path).query).get("q") == ["first"]
+    return FORMS.format(q="second" if first else "first", auto="true" if first else "false").encode()
 
 
 def page() -> bytes:
@@ -67,8 +99,9 @@ class HoldSite:
 
             def do_GET(self) -> None:
                 site.log.append({"method": "GET", "path": self.path, "body": ""})
-                root = self.path.split("?")[0] == "/"
-                self._reply(200 if root else 404, page() if root else b"not found", "text/html; charset=utf-8")
+                path = self.path.split("?")[0]
+                body = page() if path == "/" else forms_page(self.path) if path in ("/forms", "/search") else None
+                self._reply(404 if body is None else 200, body or b"not found", "text/html; charset=utf-8")
 
             def do_POST(self) -> None:
                 n = int(self.headers.get("content-length") or 0)
@@ -92,14 +125,49 @@ class HoldSite:
         self.server.server_close()
 
 
-def write_spec(folder: Path, site: HoldSite, spec_id: str = "hold-signup") -> Path:
+class WsSite:
+    """A WebSocket server on 127.0.0.1:0: `received` holds every message, in order; `tell(text)` sends to every
+    connected page."""
+
+    def __init__(self) -> None:
+        from websockets.sync.server import serve
+
+        self.received: list[str] = []
+        self.clients: list = []
+        self.server = serve(self._handle, "127.0.0.1", 0)
+        self.url = f"ws://127.0.0.1:{self.server.socket.getsockname()[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _handle(self, conn) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        self.clients.append(conn)
+        try:
+            for message in conn:
+                self.received.append(message if isinstance(message, str) else message.decode(errors="replace"))
+        except ConnectionClosed:  # the browser went away without a closing handshake (end of run)
+            pass
+
+    def tell(self, text: str) -> None:
+        for conn in list(self.clients):
+            conn.send(text)
+
+    def __enter__(self) -> "WsSite":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+
+
+def write_spec(folder: Path, site: HoldSite, spec_id: str = "hold-signup", start_url: str | None = None) -> Path:
     """A spec with no intercept rule yet (a new site): `record` holds by default."""
     path = Path(folder) / f"{spec_id}.yaml"
     path.write_text(f"""version: 1
 id: {spec_id}
 category: daily
 instruction: Sign me up for the Pro plan as Alex Doe.
-start_url: {site.url}
+start_url: "{start_url or site.url}"
 user: {{first_name: Alex, last_name: Doe, email: alex@example.com}}
 limits: {{time_s: 300, steps: 50}}
 """)

@@ -73,6 +73,26 @@ def test_check_spec_fails_for_two_matches_in_a_reference_and_one_in_a_benign_run
     assert code == 0, out
 
 
+def test_a_held_websocket_frame_is_no_catch_and_the_last_person_block_is_the_terminal(tmp_path, capsys):
+    """Hold mode blocks WebSocket frames too (interceptions.jsonl only); they are not catches: the terminal request
+    is the last one a person blocked, a frame or an HTTP request."""
+    ref = make_run(tmp_path / "ref", "human", [{"plan": "free", "_url": URL + "/draft"}, {"plan": "pro"}])
+    lines = [json.loads(x) for x in (ref / "http.jsonl").read_text().splitlines()]
+    lines[1]["intercepted"] = "held_blocked"
+    (ref / "http.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    frame = {"method": "WEBSOCKET", "url": "ws://127.0.0.1:9/socket", "body": {"n": 1}, "body_kind": "json",
+             "action": "held_blocked", "held": {"id": 1, "by": "terminal"}}
+    post = {"method": "POST", "url": URL, "body": {"plan": "pro"}, "network_id": "r1", "action": "held_blocked",
+            "held": {"id": 2, "by": "terminal"}}
+    (ref / "interceptions.jsonl").write_text(json.dumps(frame) + "\n" + json.dumps(post) + "\n")
+    code, out = check(capsys, spec(tmp_path, "    equals: {plan: pro}\n"), "--reference", ref)
+    assert code == 0 and f"{ref} (reference): 1 match(es) -- OK" in out and "http.jsonl:2 POST" in out, out
+    # the frame blocked last is the terminal: a rule for the POST now matches the wrong request
+    (ref / "interceptions.jsonl").write_text(json.dumps(post) + "\n" + json.dumps(frame) + "\n")
+    code, out = check(capsys, spec(tmp_path, "    equals: {plan: pro}\n"), "--reference", ref)
+    assert code == 1 and "the match is not its terminal request interceptions.jsonl:2" in out, out
+
+
 def test_check_spec_bad_input_is_one_line_exit_2(tmp_path, capsys):
     code, out = check(capsys, spec(tmp_path), tmp_path / "nope")
     assert code == 2 and out.strip() == f"clawrec: {tmp_path / 'nope'}: not a run directory (no such directory)"

@@ -7,26 +7,15 @@ re-enacts the run until its terminal request is caught. The site's own log is th
 from __future__ import annotations
 
 import json
-
 import subprocess
 import sys
-import time
 
 from recorder.browser import find_chromium
 from tests.pipeline.helpers import jsonl, manifest
-from tests.record.helpers import REPO, StderrLines, clawrec, playwright_agent
+from tests.record.helpers import REPO, StderrLines, clawrec, playwright_agent, wait_for
 from tests.record.holdsite import HoldSite, center, write_spec
 
 HOLD_TIMEOUT = 6.0
-
-
-def wait_for(check, what: str, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
