@@ -70,6 +70,8 @@ def open_page(chromium):
         page = chromium.contexts[0].new_page()
         page.set_viewport_size(VIEWPORT)
         page.dialogs = []  # type: ignore[attr-defined]
+        page.fetched = []  # type: ignore[attr-defined]
+        page.on("request", lambda r: page.fetched.append(r.url))  # type: ignore[attr-defined]
         page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
         page.goto(path.as_uri(), wait_until="load")
         page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=30_000)
@@ -138,7 +140,10 @@ def test_film_strip_and_lane_ticks_seek_and_playing_moves_the_highlight(reports,
     assert in_view(page, "details.step.current > summary", 10)  # the list scrolled to it
 
 
-def test_collapsed_steps_fit_a_few_screens_and_a_step_opens_to_its_layers(reports, open_page):
+def test_collapsed_steps_fit_a_few_screens_and_a_step_opens_to_its_layers(reports, open_page, tmp_path):
+    # the demo's run (what `make demo` replays: the committed reference) and this run, steps collapsed
+    assert main(["view", str(REFERENCE), "--out", str(tmp_path / "demo.html")]) == 0
+    assert open_page(tmp_path / "demo.html").evaluate("document.body.scrollHeight") <= 3 * VIEWPORT["height"]
     page = open_page(reports["plain"])
     assert page.evaluate("document.body.scrollHeight") <= 3 * VIEWPORT["height"]
     shot(page, "overview.png")
@@ -201,3 +206,5 @@ def test_a_report_moved_away_from_its_run_still_plays_and_shows_screenshots(run,
         assert page.evaluate("document.querySelector('video').duration") > 5
         widths = page.locator(".film .frame").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth)")
         assert len(widths) > 20 and min(widths) > 100, path
+        # no network access: the page, its media and nothing else, all from the file or inline
+        assert page.fetched and all(u.startswith(("file:", "data:", "blob:")) for u in page.fetched), page.fetched
