@@ -202,7 +202,7 @@ class PayloadJudge:
         declared = set(self.spec.volatile) if self.spec else set()
         exact_order = self.spec.exact if self.spec else ()
         exact = set(exact_order)
-        if rule is not None and rule.fields:
+        if rule is not None and rule.fields and rule.each is None:  # `each` rules: paths within one action
             paths = list(rule.fields)
         elif ref_catch is not None:
             saved = saved_record(ref_catch.body)

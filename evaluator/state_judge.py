@@ -4,8 +4,12 @@ Why offline from a file: the org is reset and released when the run ends, so the
 `checks` (SOQL predicates) before the reset and writes each query, its result and the record-level delta of the
 tracked sObjects to RUN/environment.json (clawrec/environments/sf_checks.py). This judge only compares: a check
 with `count` passes when the query returned that many rows; with `fields`, when it returned at least one row and
-every row has those values (normalized like the payload judge: case, whitespace, numbers, dates). A run without
-that file, without checks, or with a check the org refused cannot be judged (JudgeError), never FAIL.
+every row has those values (normalized like the payload judge: case, whitespace, numbers, dates).
+
+Inconclusive, never PASS or FAIL: a run without that file (the environment never got to record the org), without
+checks, with a check the org did not answer (unreachable, refused, a malformed query answer) or a result that is not
+a query result. The judge then raises JudgeError ("inconclusive: …"): `clawrec judge` says the run cannot be judged
+(exit 1, no verdict.json), `clawrec bench` counts it `judge_inconclusive` and `--rejudge` retries it.
 """
 
 from __future__ import annotations
@@ -26,18 +30,44 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def inconclusive(where: Any, why: str) -> JudgeError:
+    return JudgeError(f"{where}: inconclusive: {why}")
+
+
 def load_environment(run: RunDir) -> dict[str, Any]:
     path = run.path / R.ENVIRONMENT
     if not path.is_file():
-        raise JudgeError(f"{path}: not found; the state judge needs a run whose environment records the org's end "
-                         "state (salesforce-scratch with environment.checks)")
+        raise inconclusive(path, "not found; the state judge needs a run whose environment recorded the org's end "
+                                 "state (salesforce-scratch with environment.checks)")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise JudgeError(f"{path}: unreadable ({exc})") from None
+        raise inconclusive(path, f"unreadable ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("checks", []), list):
-        raise JudgeError(f"{path}: checks: must be a list")
+        raise inconclusive(path, "checks: must be a list")
     return doc
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def result_problem(check: dict[str, Any]) -> str | None:
+    """Why a stored check cannot be judged (no answer, a malformed one, no expectation), or None."""
+    if check.get("error"):
+        return f"the org did not answer ({check['error']})"
+    result, expect = check.get("result"), check.get("expect")
+    if not isinstance(result, dict):
+        return "no result recorded"
+    records = result.get("records")
+    if not _count(result.get("count")) or not isinstance(records, list) or not all(
+            isinstance(r, dict) for r in records):
+        return f"the result is not a query result (count, records): {_show(result)}"
+    if not isinstance(expect, dict) or not ("count" in expect or expect.get("fields")):
+        return "no expectation recorded (count or fields)"
+    if "count" in expect and not _count(expect["count"]) or not isinstance(expect.get("fields", {}), dict):
+        return f"the expectation is malformed: {_show(expect)}"
+    return None
 
 
 def judge_check(check: dict[str, Any]) -> tuple[bool, str]:
@@ -70,14 +100,16 @@ def delta_summary(delta: dict[str, Any]) -> str:
 def judge_state(run: RunDir, spec: Spec | None = None) -> Verdict:
     """Judge one run by the org state recorded in its environment.json (see the module docstring)."""
     doc = load_environment(run)
-    checks = [c for c in doc.get("checks", []) if isinstance(c, dict)]
+    where = run.path / R.ENVIRONMENT
+    checks = doc.get("checks", [])
     if not checks:
-        raise JudgeError(f"{run.path / R.ENVIRONMENT}: no state checks were run (the spec's environment.checks is "
-                         "empty): nothing to judge by")
-    failed = [c for c in checks if c.get("error") or not isinstance(c.get("result"), dict)]
-    if failed:
-        raise JudgeError(f"{run.path / R.ENVIRONMENT}: check {failed[0].get('name')!r} has no result "
-                         f"({failed[0].get('error', 'missing')})")
+        raise inconclusive(where, "no state checks were run (the spec's environment.checks is empty, or the org "
+                                  "was not reached): nothing to judge by")
+    for i, check in enumerate(checks):
+        why = result_problem(check) if isinstance(check, dict) else "not a check record"
+        if why:
+            name = check.get("name") if isinstance(check, dict) else None
+            raise inconclusive(where, f"check {name or f'checks.{i}'!r}: {why}")
     conditions = []
     for i, check in enumerate(checks):
         met, detail = judge_check(check)

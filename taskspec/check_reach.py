@@ -9,6 +9,7 @@ neither the rule nor the cause. Both are now one `FILE:LINE: field: message` lin
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,8 +45,7 @@ def check_start_page(c: "FieldChecker", start_url: str | None, rules: tuple[Rule
             for t in texts for name in PLACEHOLDER.findall(t)}
     url = fill(start_url, urls)
     for rule in rules:
-        stood_in = Rule(index=rule.index, url=fill(rule.url, urls), url_regex=fill(rule.url_regex, urls, regex=True),
-                        methods=rule.methods, fields=rule.fields, equals=rule.equals, query=rule.query)
+        stood_in = dataclasses.replace(rule, url=fill(rule.url, urls), url_regex=fill(rule.url_regex, urls, regex=True))
         if not stood_in.is_websocket and matches(stood_in, "GET", url, Body("empty")):
             field = "url" if rule.url is not None else "url_regex"
             c.bad(("intercept", rule.index, field), f"{rule.name} matches the start page (GET {start_url}): the "

@@ -120,6 +120,14 @@ def values_equal(actual: Any, expected: Any) -> bool:
     return str(actual) == str(expected)
 
 
+def starts_with(actual: Any, prefix: str) -> bool:
+    """A string value that starts with `prefix` (case counts: Salesforce key prefixes do); a list (a `*` lookup)
+    when any of its values does."""
+    if isinstance(actual, list):
+        return any(starts_with(a, prefix) for a in actual)
+    return isinstance(actual, str) and actual.startswith(prefix)
+
+
 def is_file_part(value: Any) -> bool:
     """A multipart file part as the decoder records it: one leaf (its field name), never descended into."""
     return isinstance(value, dict) and "filename" in value and (

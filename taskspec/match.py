@@ -7,6 +7,9 @@ Semantics worth knowing:
 - Field paths mean what taskspec.fieldpath says (bracket form keys, JSON in strings, `*`, GraphQL `variables`).
 - `equals` compares loosely across types because forms carry strings: 5 == "5", true == "true"; a repeated form
   key (a list) matches when any of its values does.
+- Helper-built rules only (taskspec/salesforce_save.py): `prefix` (a string value starts with: a record id's key
+  prefix) and `each` (a path whose elements are tried one by one, so that all conditions hold in the SAME Aura
+  action of a batch, never across a read and a save).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
-from taskspec.fieldpath import MISSING, lookup, values_equal  # noqa: F401  (the one field-path meaning)
+from taskspec.fieldpath import MISSING, lookup, starts_with, values_equal  # noqa: F401  (the one field-path meaning)
 from taskspec.limits import loads_bounded
 from taskspec.payload import Body, form_dict
 from taskspec.model import Rule, url_matcher
@@ -35,8 +38,16 @@ def body_candidates(body: Body, url: str) -> list[Any]:
 
 
 def satisfies(rule: Rule, value: Any) -> bool:
+    if rule.each is not None:  # every path below is looked up in one element (one Aura action) at a time
+        found = lookup(value, rule.each)
+        return any(_holds(rule, v) for v in (found if isinstance(found, list) else []))
+    return _holds(rule, value)
+
+
+def _holds(rule: Rule, value: Any) -> bool:
     return (all(lookup(value, f) is not MISSING for f in rule.fields)
-            and all(values_equal(lookup(value, k), v) for k, v in rule.equals.items()))
+            and all(values_equal(lookup(value, k), v) for k, v in rule.equals.items())
+            and all(starts_with(lookup(value, k), p) for k, p in rule.prefix.items()))
 
 
 def url_re(url: str | None, url_regex: str | None) -> LinearPattern:
@@ -51,7 +62,7 @@ def could_match(rule: Rule, method: str, url: str) -> bool:
 
 
 def needs_body(rule: Rule) -> bool:
-    return bool(rule.fields or rule.equals)
+    return bool(rule.fields or rule.equals or rule.prefix or rule.each)
 
 
 def matches(rule: Rule, method: str, url: str, body: Body) -> bool:

@@ -108,6 +108,10 @@ class Rule:
     equals: dict[str, Any] = field(default_factory=dict)
     query: dict[str, Any] = field(default_factory=dict)  # query parameters that must equal (GET rules)
     respond: Respond = field(default_factory=Respond)
+    # Built by helpers only (taskspec/salesforce_save.py), not spec keys: string values that must start with
+    # (a Salesforce record id's key prefix), and a path whose elements are judged each on its own (one Aura action).
+    prefix: dict[str, str] = field(default_factory=dict)
+    each: str | None = None
 
     @property
     def is_websocket(self) -> bool:

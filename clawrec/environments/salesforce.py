@@ -243,6 +243,8 @@ class ScratchOrgEnvironment:
             doc["delta"] = await record_delta(self.rest, self.plan, self.track, self.ckpt)
         except EnvironmentFailed as exc:
             doc["errors"].append(str(exc))
+        except Exception as exc:  # observing must never stop the reset: the file says what went wrong
+            doc["errors"].append(f"salesforce-scratch: reading the org's end state failed: {type(exc).__name__}: {exc}")
         try:
             write_environment(run_dir, doc)
         except OSError as exc:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from clawrec.environments import EnvironmentFailed
 from clawrec.environments.sf_rest import SalesforceRest
@@ -48,7 +47,8 @@ def _plain(record: dict[str, Any]) -> dict[str, Any]:
 
 
 async def run_checks(rest: SalesforceRest, checks: list[dict[str, Any]], ids: dict[str, str]) -> list[dict[str, Any]]:
-    """Each check's query and result; a query the org refuses is kept with its error (the judge says so)."""
+    """Each check's query and result; a query the org refuses or answers with something else than a query result
+    is kept with its error (the state judge is then inconclusive)."""
     out = []
     for i, check in enumerate(checks):
         soql = str(resolve_refs(check["soql"], ids))
@@ -57,13 +57,9 @@ async def run_checks(rest: SalesforceRest, checks: list[dict[str, Any]], ids: di
         expect = {k: resolve_refs(check[k], ids) for k in ("count", "fields") if k in check}
         entry: dict[str, Any] = {"name": str(check.get("name") or f"checks[{i}]"), "soql": soql, "expect": expect}
         try:
-            doc = await rest.request("GET", f"{rest.data}/query?q={quote(soql)}")
-            records = [_plain(r) for r in doc.get("records", [])]
-            while not doc.get("done", True) and doc.get("nextRecordsUrl"):
-                doc = await rest.request("GET", doc["nextRecordsUrl"])
-                records += [_plain(r) for r in doc.get("records", [])]
-            entry["result"] = {"count": int(doc.get("totalSize", len(records))), "records": records}
-        except EnvironmentFailed as exc:
+            total, records = await rest.query_all(soql)
+            entry["result"] = {"count": total, "records": [_plain(r) for r in records]}
+        except EnvironmentFailed as exc:  # unreachable, refused, or a malformed answer: the judge is inconclusive
             entry["error"] = str(exc)
         out.append(entry)
     return out

@@ -22,6 +22,17 @@ class OrgUnreachable(EnvironmentFailed):
     it unreachable instead of leasing it again."""
 
 
+def _query_page(doc: Any, soql: str) -> dict[str, Any]:
+    """`doc` when it is a query result page ({totalSize, done, records: [{…}]}); else EnvironmentFailed."""
+    records = doc.get("records") if isinstance(doc, dict) else None
+    total = doc.get("totalSize") if isinstance(doc, dict) else None
+    if (not isinstance(total, int) or isinstance(total, bool) or total < 0 or not isinstance(records, list)
+            or not all(isinstance(r, dict) for r in records)):
+        raise EnvironmentFailed(f"salesforce-scratch: query {soql[:80]!r}: malformed answer (not a query result): "
+                                f"{str(doc)[:160]}")
+    return doc
+
+
 class SalesforceRest:
     def __init__(self, instance_url: str, token: str, api_version: str,
                  refresh: Callable[[], Awaitable[str]] | None = None, timeout: float = 60.0) -> None:
@@ -72,12 +83,17 @@ class SalesforceRest:
 
     async def query(self, soql: str) -> list[dict[str, Any]]:
         """All records of a SOQL query (follows nextRecordsUrl)."""
-        doc = await self.request("GET", f"{self.data}/query?q={quote(soql)}")
-        records = list(doc.get("records", []))
+        return (await self.query_all(soql))[1]
+
+    async def query_all(self, soql: str) -> tuple[int, list[dict[str, Any]]]:
+        """(totalSize, all records) of a SOQL query (follows nextRecordsUrl; totalSize is the first page's, the
+        query's total). An answer that is not a query result is EnvironmentFailed, never a count of 0."""
+        doc = _query_page(await self.request("GET", f"{self.data}/query?q={quote(soql)}"), soql)
+        total, records = doc["totalSize"], list(doc["records"])
         while not doc.get("done", True) and doc.get("nextRecordsUrl"):
-            doc = await self.request("GET", doc["nextRecordsUrl"])
-            records += doc.get("records", [])
-        return records
+            doc = _query_page(await self.request("GET", str(doc["nextRecordsUrl"])), soql)
+            records += doc["records"]
+        return total, records
 
     async def create(self, sobject: str, fields: dict[str, Any]) -> str:
         doc = await self.request("POST", f"{self.data}/sobjects/{sobject}/", fields)

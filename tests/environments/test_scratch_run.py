@@ -1,7 +1,9 @@
 """`clawrec run` on salesforce-scratch tasks against the stand-in's Lightning pages, real Chromium: lease, seed,
 single-use login, the Lead save caught in each shape Lightning sends it (Aura createRecord, Aura saveRecord, UI API)
-and judged from that shape, side effects that must not be caught (an inline Account edit, a Contact) landing and
-reset, the org's end state in environment.json before the reset, `terminal: land`, secrets out of run files."""
+and judged from that shape, side effects that must not be caught (an inline Account edit in each shape: Aura
+saveRecord, Aura updateRecord, UI API PATCH; a Contact) landing and reset, the Account edit task catching the edits
+that name no object (updateRecord, PATCH) by the record's id, the org's end state in environment.json before the
+reset, `terminal: land`, secrets out of run files."""
 
 from __future__ import annotations
 
@@ -18,10 +20,14 @@ import pytest
 from clawrec.cli import main
 from taskspec.salesforce_save import record_value
 from tests.pipeline.helpers import jsonl, manifest, run_cli
+from tests.support.salesforce_lightning import UPDATE_QUERY
+from tests.support.salesforce_server import PREFIXES
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "specs" / "salesforce" / "sf-create-lead.yaml"
 CONTACT_SPEC = REPO / "specs" / "salesforce" / "sf-create-contact.yaml"
+EDIT_SPEC = REPO / "specs" / "salesforce" / "sf-edit-account-phone.yaml"
+NEW_PHONE = "+44 20 7946 0999"
 AGENT = Path(__file__).resolve().parent / "agent_scripts" / "lightning_agent.py"
 SEEDED_ACCOUNT = {"Name": "Acme Analytical Engines", "Phone": "+44 20 7946 0000"}
 LEAD = {"FirstName": "Ada", "LastName": "Lovelace", "Company": "Acme Analytical Engines",
@@ -38,15 +44,37 @@ def seeded_state(org, ids):
                                             "AccountId": ids["AcmeRef"]}}}
 
 
+def object_of(record_id: str) -> str:
+    return next(name for name, prefix in PREFIXES.items() if record_id.startswith(prefix))
+
+
 def aura_saves(org) -> list[tuple[str, dict]]:
-    """(apiName, record input) of every Aura save that reached the org."""
+    """(sObject, record input) of every Aura save that reached the org (an updateRecord names only the id)."""
     out = []
     for e in org.log:
         if e["path"].startswith("/aura") and e["method"] == "POST":
             for action in json.loads(parse_qs(e["body"])["message"][0])["actions"]:
                 rec = action["params"].get("recordInput") or action["params"].get("recordRep")
-                out.append((rec["apiName"], rec))
+                out.append((rec.get("apiName") or object_of(action["params"]["recordId"]), rec))
     return out
+
+
+def landed_saves(org) -> list[str]:
+    """The sObject of every save that reached the org and was answered with success (Aura or UI API)."""
+    ui = [json.loads(e["body"]).get("apiName") or object_of(e["path"].rsplit("/", 1)[1])
+          for e in org.log if "/ui-api/records" in e["path"] and e["status"] < 300]
+    return [name for name, _ in aura_saves(org)] + ui
+
+
+def run_task(spec: Path, tmp_path: Path, capsys, *agent: str) -> tuple[Path, dict]:
+    """`clawrec run SPEC` with the Lightning agent (`agent` args); (run dir, manifest) of an intercepted run."""
+    code, out, err = run_cli([str(spec), "--agent", "command", "--agent-cmd", agent_cmd(*agent), "--headless",
+                              "--runs-dir", str(tmp_path / "runs")], capsys)
+    assert code == 0, err
+    run_dir = Path(out[-1])
+    m = manifest(run_dir)
+    assert m["status"] == "intercepted", m["stop_reason"]
+    return run_dir, m
 
 
 def judge(capsys, *args: str) -> tuple[int, str]:
@@ -56,20 +84,22 @@ def judge(capsys, *args: str) -> tuple[int, str]:
     return code, out + err
 
 
-def judged_with_wrong_email(run_dir: Path, tmp_path: Path, capsys) -> str:
-    """The caught save with another Email (in whichever shape it is) must FAIL the payload judge."""
+def judged_with_wrong_email(run_dir: Path, tmp_path: Path, capsys, spec: Path = SPEC, field: str = "Email",
+                            right: str = LEAD["Email"], wrong: str = "ada@wrong.example") -> str:
+    """The caught save with another value (in whichever shape it is) must FAIL the payload judge."""
     bad = tmp_path / f"{run_dir.name}-wrong"
     shutil.copytree(run_dir, bad)
     lines = (bad / "interceptions.jsonl").read_text()
-    assert LEAD["Email"] in lines
-    (bad / "interceptions.jsonl").write_text(lines.replace(LEAD["Email"], "ada@wrong.example"))
+    assert right in lines
+    (bad / "interceptions.jsonl").write_text(lines.replace(right, wrong))
     (bad / "verdict.json").unlink(missing_ok=True)
-    code, text = judge(capsys, str(bad), "--spec", str(SPEC))
-    assert code == 0 and "FAIL (payload)" in text and "Field Email equals" in text, text
+    code, text = judge(capsys, str(bad), "--spec", str(spec))
+    assert code == 0 and "FAIL (payload)" in text and f"Field {field} equals" in text, text
     return text
 
 
 def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
+    sf.orgs["pool1"].lightning.edit_shape = "updateRecord"  # the Account edit names no object, only its id
     code, out, err = run_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd(), "--headless",
                               "--runs-dir", str(tmp_path / "runs")], capsys)
     assert code == 0, err
@@ -92,8 +122,10 @@ def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
     # REST refuses the browser's session; the environment's seeding, checks and reset used Bearer only.
     rest = [e for e in org.log if e["path"].startswith("/services/data/")]
     assert [(e["auth"], e["status"]) for e in rest if e["auth"] != "bearer"] == [("cookie", 401)]
-    # The inline Account edit and the Contact reached the org through Aura; the Lead save (createRecord) did not.
+    # The inline Account edit (updateRecord) and the Contact reached the org through Aura; the Lead save did not.
     assert [name for name, _ in aura_saves(org)] == ["Account", "Contact"]
+    assert "apiName" not in aura_saves(org)[0][1] and UPDATE_QUERY in next(
+        e["path"] for e in org.log if e["path"].startswith("/aura"))
     caught = jsonl(run_dir, "interceptions.jsonl")
     assert [(c["rule_index"], c["action"]) for c in caught] == [(0, "blocked")]
     assert {f: record_value(caught[0]["body"], f) for f in LEAD} == LEAD
@@ -132,19 +164,20 @@ def test_scratch_org_run_end_to_end(sf, tmp_path, capsys):
                for u in urls), urls
 
 
-@pytest.mark.parametrize("shape, rule", [("saveRecord", 1), ("ui-api", 2)])
-def test_lead_save_in_other_shapes_is_caught_and_judged(sf, tmp_path, capsys, shape, rule):
+@pytest.mark.parametrize("shape, rule, side", [("saveRecord", 1, ()), ("ui-api", 2, ("Account", "Contact"))])
+def test_lead_save_in_other_shapes_is_caught_and_judged(sf, tmp_path, capsys, shape, rule, side):
     org = sf.orgs["pool1"]
-    org.lightning.save_shape = shape
-    code, out, err = run_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd("lead", "--lead-only"),
-                              "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
+    org.lightning.save_shape = org.lightning.edit_shape = shape  # UI API: the Account edit is a PATCH by id
+    code, out, err = run_cli([str(SPEC), "--agent", "command", "--agent-cmd", agent_cmd(
+        "lead", *(() if side else ("--lead-only",))), "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
     assert code == 0, err
     run_dir = Path(out[-1])
     assert manifest(run_dir)["status"] == "intercepted"
     caught = jsonl(run_dir, "interceptions.jsonl")
     assert [c["rule_index"] for c in caught] == [rule]
     assert {f: record_value(caught[0]["body"], f) for f in LEAD} == LEAD
-    assert not aura_saves(org) and not [e for e in org.log if "/ui-api/" in e["path"]]  # never reached the org
+    assert landed_saves(org) == list(side)  # the side effects landed; the Lead never reached the org
+    assert [e["method"] for e in org.log if "/ui-api/" in e["path"]] == (["PATCH", "POST"] if side else [])
     secrets = [*org.lightning.tokens.values(), *org.lightning.api_sessions]  # aura.token; the UI API's Bearer
     assert secrets and not [p for p in run_dir.rglob("*") if p.is_file() and any(
         x.encode() in p.read_bytes() for x in secrets)]
@@ -153,14 +186,27 @@ def test_lead_save_in_other_shapes_is_caught_and_judged(sf, tmp_path, capsys, sh
     judged_with_wrong_email(run_dir, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("shape, rule", [("updateRecord", 4), ("ui-api", 3)])
+def test_account_edit_naming_no_object_is_caught_by_its_id_and_judged(sf, tmp_path, capsys, shape, rule):
+    org = sf.orgs["pool1"]
+    org.lightning.edit_shape = shape
+    run_dir, m = run_task(EDIT_SPEC, tmp_path, capsys, "edit")
+    acme = m["environment"]["seeded"]["AcmeRef"]
+    (c,) = jsonl(run_dir, "interceptions.jsonl")
+    assert (c["rule_index"], c["action"]) == (rule, "blocked")
+    assert acme in (c["url"] if shape == "ui-api" else c["body"]["message"])  # the seeded account, by its id
+    assert record_value(c["body"], "Phone") == NEW_PHONE
+    assert not landed_saves(org) and org.data()["Account"][acme]["Phone"] == SEEDED_ACCOUNT["Phone"]
+    code, text = judge(capsys, str(run_dir), "--judge", "state")
+    assert code == 0 and "PASS (state)" in text, text
+    code, text = judge(capsys, str(run_dir))
+    assert code == 0 and "PASS (payload)" in text, text
+    judged_with_wrong_email(run_dir, tmp_path, capsys, EDIT_SPEC, "Phone", NEW_PHONE, "+44 20 7946 0111")
+
+
 def test_land_task_keeps_the_record_for_the_state_judge_then_resets(sf, tmp_path, capsys):
     org = sf.orgs["pool1"]
-    code, out, err = run_cli([str(CONTACT_SPEC), "--agent", "command", "--agent-cmd", agent_cmd("contact"),
-                              "--headless", "--runs-dir", str(tmp_path / "runs")], capsys)
-    assert code == 0, err
-    run_dir = Path(out[-1])
-    m = manifest(run_dir)
-    assert m["status"] == "intercepted", m["stop_reason"]
+    run_dir, m = run_task(CONTACT_SPEC, tmp_path, capsys, "contact")
     assert "was created." in (run_dir / "agent.stdout.log").read_text()  # the save landed and was answered
     caught = jsonl(run_dir, "interceptions.jsonl")
     assert [c["action"] for c in caught] == ["landed"]

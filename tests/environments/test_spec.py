@@ -1,6 +1,7 @@
 """The shipped scratch-org specs: `salesforce: {save: Lead}` catches a lead save in every shape Lightning sends it
 (Aura createRecord, Aura saveRecord, UI API) on any org host and nothing else (an inline Account edit, a Contact,
-a read, REST that the browser's session cannot use); `expect` reads the record's fields from the caught shape; a
+a read, REST that the browser's session cannot use); an edit that names no object (Aura updateRecord, UI API PATCH)
+is tied to it by its record id's key prefix; `expect` reads the record's fields from the caught shape; a
 `sf data import tree` plan file seeds the same records as the inline seed."""
 
 from __future__ import annotations
@@ -59,6 +60,45 @@ def test_rules_catch_the_lead_save_in_every_shape_on_any_org_host():
     assert record_value(decode(save, FORM).value, "FirstName") == "Ada"
     assert saved_record(decode(ui, "application/json").value) == ("ui-api", {"FirstName": "Ada"})
     assert saved_record(decode(edit, FORM).value) == ("aura-saveRecord", {"Phone": "000"})
+
+
+EDIT_SPEC = SPEC.parent / "sf-edit-account-phone.yaml"
+UPDATE = "aura://RecordUiController/ACTION$updateRecord"
+ACME, LEAD = "001000000000001AAA", "00Q000000000001AAA"
+
+
+def test_an_edit_naming_no_object_is_tied_to_it_by_its_record_id():
+    """Aura updateRecord (params.recordId, recordInput without apiName) and UI API PATCH carry only the record's id:
+    its key prefix (001 Account, 00Q Lead) decides, within one Aura action (a batched read of an Account with a
+    Lead's save is no Account save)."""
+    edit, lead = load_spec(EDIT_SPEC), load_spec(SPEC)
+    by_id = aura({"recordId": ACME, "recordInput": {"allowSaveOnDuplicate": False, "fields": {"Phone": "+1 555"}},
+                  "clientOptions": {}}, UPDATE)
+    id_field = aura({"recordInput": {"apiName": None, "fields": {"Id": ACME, "Phone": "+1 555"}}}, "x$updateRecord")
+    patch = json.dumps({"apiName": None, "fields": {"Phone": "+1 555"}}).encode()
+    batched = urlencode({"message": json.dumps({"actions": [
+        {"id": "1;a", "descriptor": "aura://RecordUiController/ACTION$getRecordWithFields",
+         "params": {"recordId": ACME, "fields": ["Account.Phone"]}},
+        {"id": "2;a", "descriptor": UPDATE, "params": {"recordId": LEAD, "recordInput": {"fields": {"Email": "x"}}}},
+    ]}), "aura.token": "t"}).encode()
+    read = aura({"recordId": ACME, "fields": ["Account.Phone"]}, "aura://RecordUiController/ACTION$getRecordWithFields")
+    for host in HOSTS:
+        url = f"{host}/aura?r=4&aura.RecordUi.updateRecord=1"
+        assert caught(edit, "POST", url, by_id).index == 4
+        assert caught(edit, "POST", url, id_field).index == 5
+        assert caught(edit, "PATCH", f"{host}/services/data/v62.0/ui-api/records/{ACME}", patch,
+                      "application/json").index == 3
+        assert caught(edit, "POST", url, batched) is None and caught(edit, "POST", url, read) is None
+        assert caught(lead, "POST", url, by_id) is None and caught(lead, "POST", url, id_field) is None
+        assert caught(lead, "PATCH", f"{host}/services/data/v62.0/ui-api/records/{ACME}", patch,
+                      "application/json") is None
+        assert caught(lead, "POST", url, batched).index == 4  # the Lead's own update is a Lead save
+    # expect names record fields: read from the update's shape
+    assert saved_record(decode(by_id, FORM).value) == ("aura-updateRecord", {"Phone": "+1 555"})
+    assert record_value(decode(id_field, FORM).value, "Phone") == "+1 555"
+    assert saved_record(decode(patch, "application/json").value) == ("ui-api", {"Phone": "+1 555"})
+    assert saved_record(decode(batched, FORM).value) == ("aura-updateRecord", {"Email": "x"})
+    assert saved_record(decode(read, FORM).value) is None
 
 
 def test_plan_file_seeds_like_the_inline_seed(sf, tmp_path):

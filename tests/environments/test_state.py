@@ -1,6 +1,7 @@
 """The scratch-org environment's state side without a browser: checks and the record delta written before the
-reset, the state judge reading them offline, REST refusing the UI session, a reset after cascade deletes, an
-expired org at the head of the pool, a creation that timed out, leases of a dead host."""
+reset, the state judge reading them offline (inconclusive when the org did not answer), REST refusing the UI
+session, a reset after cascade deletes, an expired org at the head of the pool, a creation that timed out, leases of
+a dead host."""
 
 from __future__ import annotations
 
@@ -95,8 +96,115 @@ def test_blocked_lead_gives_a_zero_count_and_a_missing_file_cannot_be_judged(sf,
     failed = judge_state(RunDir(rd))
     assert failed.verdict == "FAIL" and "1 row(s), expected 0" in failed.justification
     (rd / "environment.json").unlink()
-    with pytest.raises(JudgeError, match="environment.json: not found"):
+    with pytest.raises(JudgeError, match="environment.json: inconclusive: not found"):
         judge_state(RunDir(rd))
+
+
+def judged_inconclusive(rd: Path, capsys, everywhere: bool = True) -> str:
+    """The state judge (and, `everywhere`, the bench and `clawrec judge`) call the run inconclusive: never PASS or
+    FAIL."""
+    from clawrec.bench.judging import judge_slot
+    from clawrec.bench.plan import AgentEntry, Slot, SpecEntry
+    from clawrec.bench.state import SlotState
+    from clawrec.cli import main
+
+    with pytest.raises(JudgeError, match="inconclusive") as err:
+        judge_state(RunDir(rd))
+    if not everywhere:
+        return str(err.value)
+    slot = Slot(SpecEntry("sf-create-lead", str(SPEC), "", "work", 300.0), AgentEntry("command"), 1)
+    st = SlotState(slot, rd, "done")
+    assert judge_slot(st, "state", None) == "judge_inconclusive" and st.judge_state == "judge_inconclusive"
+    assert "inconclusive" in json.loads((rd / "judge_error.json").read_text())["error"]
+    capsys.readouterr()
+    assert main(["judge", str(rd), "--judge", "state"]) == 1
+    assert "inconclusive" in capsys.readouterr().err and not (rd / "verdict.json").exists()
+    return str(err.value)
+
+
+def test_a_state_the_org_did_not_answer_is_inconclusive(sf, tmp_path, capsys):
+    org = sf.orgs["pool1"]
+    sf.pool_file(sf.pool_path, aliases=["pool1"])
+    answers = {"malformed": (200, "<html>Down for maintenance</html>"),
+               "unreachable": (503, "<html>Service Unavailable</html>")}
+    for name, answer in answers.items():
+        org.query_answers = {"FROM Lead WHERE Email": answer}  # the check's query only: the reset still works
+        rd = run_dir(tmp_path / name, "sf-create-lead")
+
+        async def scenario():
+            env = create_environment(load_spec(SPEC))
+            await env.prepare("run", rd)
+            return await env.cleanup()
+
+        done = asyncio.run(scenario())
+        (check,) = json.loads((rd / "environment.json").read_text())["checks"]
+        assert "result" not in check and ("malformed answer" if name == "malformed" else "HTTP 503") in check["error"]
+        assert done["state"]["check_errors"] == 1 and done["released"] and "reset" in done
+        assert "did not answer" in judged_inconclusive(rd, capsys, everywhere=name == "malformed")
+    assert not json.loads(sf.pool_path.read_text())["orgs"][0].get("dirty")
+    # Offline: a result that is no query result, no expectation, no checks, no file at all.
+    path = rd / "environment.json"
+    state = json.loads(path.read_text())
+    for bad in ({"result": {"count": "1", "records": []}}, {"result": {"count": 0, "records": "none"}},
+                {"result": {"count": 0, "records": []}, "expect": {}}):
+        check = {k: v for k, v in {**state["checks"][0], **bad}.items() if k != "error"}
+        path.write_text(json.dumps({**state, "checks": [check]}))
+        judged_inconclusive(rd, capsys, everywhere=False)
+    path.write_text(json.dumps({**state, "checks": []}))
+    assert "no state checks were run" in judged_inconclusive(rd, capsys, everywhere=False)
+    path.unlink()
+    assert "environment.json: inconclusive: not found" in judged_inconclusive(rd, capsys)
+
+
+def test_the_stand_in_takes_an_edit_only_as_a_real_org_does(sf):
+    """Aura updateRecord: session cookie + aura.token, recordId naming an existing record, apiName null or its own
+    object, fields.Id its own; UI API PATCH: Bearer only, {fields}."""
+    from urllib.parse import urlencode
+
+    org = sf.orgs["pool1"]
+    acme = org.insert("Account", {"Name": "Acme", "Phone": "1"})
+    org.sessions.add("sid-1")
+    org.lightning.tokens["sid-1"] = "tok-1"
+
+    def aura(params, token="tok-1"):
+        message = {"actions": [{"id": "1;a", "descriptor": "aura://RecordUiController/ACTION$updateRecord",
+                                "params": params}]}
+        req = urllib.request.Request(org.url + "/aura?r=1&aura.RecordUi.updateRecord=1", method="POST",
+                                     data=urlencode({"message": json.dumps(message), "aura.token": token}).encode(),
+                                     headers={"Cookie": "sid=sid-1"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                act = json.loads(resp.read())["actions"][0]
+                return act["state"], (act["error"] or [{}])[0].get("message", "")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    assert aura({"recordId": acme, "recordInput": {"fields": {"Phone": "2"}}}, token="stolen")[0] == 401
+    assert "INVALID_TYPE" in aura({"recordId": acme, "recordInput": {"apiName": "Lead", "fields": {"Phone": "2"}}})[1]
+    assert "INVALID_ID_FIELD" in aura({"recordId": acme, "recordInput": {"fields": {"Id": "001x", "Phone": "2"}}})[1]
+    assert "INVALID_ID_FIELD" in aura({"recordId": "00Q000000000000AAA", "recordInput": {"fields": {}}})[1]
+    assert aura({"recordInput": {"fields": {"Phone": "2"}}})[0] == "ERROR"  # no recordId
+    assert org.records["Account"][acme]["Phone"] == "1"
+    assert aura({"recordId": acme, "recordInput": {"apiName": None, "fields": {"Id": acme, "Phone": "2"}}}) == (
+        "SUCCESS", "")
+    assert org.records["Account"][acme]["Phone"] == "2"
+
+    def patch(body, auth):
+        req = urllib.request.Request(f"{org.url}/services/data/v62.0/ui-api/records/{acme}", method="PATCH",
+                                     data=json.dumps(body).encode(), headers={"Content-Type": "application/json",
+                                                                              **auth})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    bearer = {"Authorization": f"Bearer {org.token}"}
+    assert patch({"fields": {"Phone": "3"}}, {"Cookie": "sid=sid-1"})[1][0]["errorCode"] == "INVALID_SESSION_ID"
+    assert patch({"Phone": "3"}, bearer)[0] == 400 and patch({"apiName": "Lead", "fields": {}}, bearer)[0] == 400
+    assert org.records["Account"][acme]["Phone"] == "2"
+    status, doc = patch({"apiName": None, "fields": {"Phone": "3"}}, bearer)
+    assert status == 200 and doc["fields"]["Phone"]["value"] == "3" == org.records["Account"][acme]["Phone"]
 
 
 def test_reset_after_cascade_deletes_succeeds_and_the_org_stays_leasable(sf, tmp_path):

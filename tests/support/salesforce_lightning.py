@@ -2,16 +2,19 @@
 
 Real Lightning never saves through cookie-authenticated REST: its pages post form-encoded Aura actions to
 `/aura?r=N&<action>=1` with `message=<JSON {actions:[{id, descriptor, params}]}>&aura.context=…&aura.pageURI=…
-&aura.token=…`, authenticated by the session cookie plus the page's `aura.token`. Two save actions are in public
-captures: `aura://RecordUiController/ACTION$createRecord` (params.recordInput{apiName, fields{F: v}}) and
-RecordGvp `saveRecord` (params.recordRep{id?, apiName, fields{F: {value}}}); newer pages create through
-`/services/data/vNN.0/ui-api/records` ({apiName, fields{F: v}}) with an API-enabled session (Bearer).
+&aura.token=…`, authenticated by the session cookie plus the page's `aura.token`. Three save actions are in public
+captures: `aura://RecordUiController/ACTION$createRecord` (params.recordInput{apiName, fields{F: v}}), RecordGvp
+`saveRecord` (params.recordRep{id?, apiName, fields{F: {value}}}) and `aura://RecordUiController/ACTION$updateRecord`
+(params{recordId, recordInput{fields{F: v}} without apiName}: an edit names no object, only the record's id); newer
+pages create through `/services/data/vNN.0/ui-api/records` ({apiName, fields{F: v}}) and update through PATCH
+`…/ui-api/records/ID` ({fields}) with an API-enabled session (Bearer).
 
-Also the single-use frontdoor (`/secur/frontdoor.jsp?otp=…&startURL=…`: sets the `sid` cookie) and the UI API record
-create/update. Pages (cookie needed, else a redirect to the login page): `/lightning/page/home`, `/lightning/o/X/list` (and
-`/home`), `/lightning/o/X/new[?defaultFieldValues=F=v,…]` (a New X form; its Save uses the org's `save_shape`:
-createRecord | saveRecord | ui-api), `/lightning/r/X/ID/view` (fields with inline edit → saveRecord with the record's
-id; an Account lists its Contacts with a New button). Every page has a toast (`role=status`) saying what happened.
+Also the single-use frontdoor (`/secur/frontdoor.jsp?otp=…&startURL=…`: sets the `sid` cookie) and the UI API
+record create/update. Pages (cookie needed, else a redirect to the login page): `/lightning/page/home`,
+`/lightning/o/X/list` (and `/home`), `/lightning/o/X/new[?defaultFieldValues=F=v,…]` (a New X form; its Save uses
+the org's `save_shape`: createRecord | saveRecord | ui-api), `/lightning/r/X/ID/view` (fields with inline edit; its
+Save uses the org's `edit_shape`: saveRecord | updateRecord | ui-api; an Account lists its Contacts with a New
+button). Every page has a toast (`role=status`) saying what happened.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ CREATE_QUERY = "aura.RecordUi.createRecord"
 SAVE = ("serviceComponent://ui.force.components.controllers.recordGlobalValueProvider."
         "RecordGvpController/ACTION$saveRecord")
 SAVE_QUERY = "ui-force-components-controllers-recordGlobalValueProvider.RecordGvp.saveRecord"
+UPDATE = "aura://RecordUiController/ACTION$updateRecord"
+UPDATE_QUERY = "aura.RecordUi.updateRecord"
 SHAPES = ("createRecord", "saveRecord", "ui-api")
+EDIT_SHAPES = ("saveRecord", "updateRecord", "ui-api")
 FIELDS = {  # (API name, label) shown on pages, in order
     "Lead": [("FirstName", "First Name"), ("LastName", "Last Name"), ("Company", "Company"), ("Email", "Email")],
     "Contact": [("FirstName", "First Name"), ("LastName", "Last Name"), ("Email", "Email"),
@@ -69,19 +75,24 @@ async function aura(descriptor, queryName, params) {{
   if (act.state !== 'SUCCESS') throw new Error(((act.error || [])[0] || {{}}).message || ('HTTP ' + r.status));
   return act.returnValue;
 }}
+async function uiApi(method, path, body) {{
+  const r = await fetch('/services/data/v62.0/ui-api/records' + path, {{method, headers: {{
+    'content-type': 'application/json', 'Authorization': 'Bearer ' + CFG.apiSession}}, body: JSON.stringify(body)}});
+  if (r.status !== (method === 'POST' ? 201 : 200)) throw new Error('HTTP ' + r.status);
+  return r.json();
+}}
 async function save(apiName, fields, recordId) {{
+  if (recordId && CFG.editShape === 'updateRecord') {{
+    return aura(CFG.update, CFG.updateQuery, {{recordId, recordInput: {{allowSaveOnDuplicate: false, fields}},
+      clientOptions: {{}}}});
+  }}
+  if (recordId && CFG.editShape === 'ui-api') return uiApi('PATCH', '/' + recordId, {{fields}});
   if (recordId) {{
     const rep = {{id: recordId, apiName, fields: {{Id: {{value: recordId}}}}}};
     for (const [k, v] of Object.entries(fields)) rep.fields[k] = {{value: v}};
     return aura(CFG.save, CFG.saveQuery, {{recordRep: rep, recordSaveParams: {{}}}});
   }}
-  if (CFG.shape === 'ui-api') {{
-    const r = await fetch('/services/data/v62.0/ui-api/records', {{method: 'POST', headers: {{
-      'content-type': 'application/json', 'Authorization': 'Bearer ' + CFG.apiSession}},
-      body: JSON.stringify({{apiName, fields}})}});
-    if (r.status !== 201) throw new Error('HTTP ' + r.status);
-    return r.json();
-  }}
+  if (CFG.shape === 'ui-api') return uiApi('POST', '', {{apiName, fields}});
   if (CFG.shape === 'saveRecord') {{
     const rep = {{apiName, fields: {{}}}};
     for (const [k, v] of Object.entries(fields)) rep.fields[k] = {{value: v}};
@@ -119,6 +130,15 @@ document.getElementById('save').addEventListener('click', () => run(CFG.apiName 
 """
 
 
+def _edit_fields(rid: str, fields: Any) -> dict[str, Any]:
+    """An update's fields ({F: v}, `Id` optional but then the record's own); ValueError as the org answers."""
+    if not isinstance(fields, dict):
+        raise ValueError("INVALID_INPUT: fields must be a map of field names to values")
+    if fields.get("Id", rid) != rid:
+        raise ValueError(f"INVALID_ID_FIELD: fields.Id {fields['Id']!r} is not the record {rid}")
+    return {k: v for k, v in fields.items() if k != "Id"}
+
+
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
@@ -137,6 +157,7 @@ class Lightning:
         self.tokens: dict[str, str] = {}        # sid → aura.token of that session
         self.api_sessions: set[str] = set()     # API-enabled session ids handed to ui-api pages (Bearer)
         self.save_shape = "createRecord"        # how New record forms save
+        self.edit_shape = "saveRecord"          # how a record page's inline edit saves
 
     def routes(self, app: web.Application) -> None:
         app.router.add_get("/lightning/page/home", self._guard(self.home))
@@ -168,11 +189,24 @@ class Lightning:
             k: {"value": v, "displayValue": None} for k, v in rec.items()}}, status=201)
 
     async def ui_update(self, request: web.Request) -> web.Response:
+        """UI API record update: {fields{F: v}}; apiName null or absent (the id names the record)."""
         rid = request.match_info["id"]
         found = self.org.find(rid)
         if found is None:
             return _err(404, "NOT_FOUND", "The requested resource does not exist")
-        self.org.update_record(found[0], rid, dict((await request.json()).get("fields") or {}))
+        try:
+            doc = await request.json()
+        except ValueError:
+            return _err(400, "JSON_PARSER_ERROR", "The request body is not JSON")
+        if not isinstance(doc, dict) or not isinstance(doc.get("fields"), dict):
+            return _err(400, "INVALID_INPUT", "fields is required")
+        if doc.get("apiName") not in (None, found[0]):
+            return _err(400, "INVALID_INPUT", f"apiName {doc['apiName']!r} does not match the record {rid}")
+        try:
+            self.org.update_record(found[0], rid, _edit_fields(rid, doc["fields"]))
+        except ValueError as exc:
+            code, _, message = str(exc).partition(": ")
+            return _err(400, code, message)
         return web.json_response({"apiName": found[0], "id": rid, "fields": {
             k: {"value": v, "displayValue": None} for k, v in self.org.records[found[0]][rid].items()}})
 
@@ -205,8 +239,9 @@ class Lightning:
     def _page(self, sid: str, title: str, main: str, script: str, **cfg: Any) -> web.Response:
         token = self.tokens.setdefault(sid, "eyJub25jZSI6" + secrets.token_urlsafe(32))
         cfg = {"token": token, "create": CREATE, "createQuery": CREATE_QUERY, "save": SAVE, "saveQuery": SAVE_QUERY,
-               "shape": self.save_shape, **cfg}
-        if self.save_shape == "ui-api" and cfg.get("apiName"):
+               "update": UPDATE, "updateQuery": UPDATE_QUERY, "shape": self.save_shape,
+               "editShape": self.edit_shape, **cfg}
+        if cfg.get("apiName") and (self.edit_shape if cfg.get("recordId") else self.save_shape) == "ui-api":
             api = f"{self.org.org_id}!{secrets.token_urlsafe(24)}"
             self.api_sessions.add(api)
             cfg["apiSession"] = api
@@ -294,6 +329,15 @@ class Lightning:
                 else:
                     rid = self.org.create_record(rep["apiName"], fields)
                 value = self._rep(rep["apiName"], rid)
+            elif action.get("descriptor") == UPDATE:
+                rid, inp = params["recordId"], params["recordInput"]
+                found = self.org.find(rid) if isinstance(rid, str) else None
+                if found is None:
+                    raise ValueError(f"INVALID_ID_FIELD: no record {rid!r}")
+                if inp.get("apiName") not in (None, found[0]):
+                    raise ValueError(f"INVALID_TYPE: apiName {inp['apiName']!r} does not match the record {rid}")
+                self.org.update_record(found[0], rid, _edit_fields(rid, inp["fields"]))
+                value = self._rep(found[0], rid)
             else:
                 raise ValueError(f"Unknown action {action.get('descriptor')}")
         except (KeyError, TypeError, AttributeError, ValueError) as exc:

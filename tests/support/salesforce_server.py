@@ -8,6 +8,7 @@ API
         sf.orgs["pool1"].url         # the org's instance URL (each org its own port, as each org its own host)
         sf.orgs["pool1"].records     # {"Account": {id: {fields}}}: the org's data, for assertions
         sf.orgs["pool1"].log         # [{method, path, auth: bearer|cookie|None, body, status}]
+        sf.orgs["pool1"].query_answers["FROM Lead"] = (503, "<html>…")  # queries containing it get that answer
         sf.expire_token("pool1")     # the org's token stops working (401 INVALID_SESSION_ID) until refreshed
         sf.pool_file(path, pool=...) # write a clawrec pool file listing the orgs
 
@@ -74,6 +75,7 @@ class FakeOrg:
         self.api_used = 0
         self.batch = batch
         self.fail_deletes = False              # composite deletes answer success: false (a reset that fails)
+        self.query_answers: dict[str, tuple[int, str]] = {}  # SOQL substring → (status, raw body): a broken answer
         self._cursors: dict[str, list[dict]] = {}
         self.url = ""
         self.expires = (datetime.now(timezone.utc) + timedelta(days=7)).date().isoformat()
@@ -176,6 +178,10 @@ class FakeOrg:
         return doc
 
     async def query(self, request: web.Request) -> web.Response:
+        soql = request.query.get("q", "")
+        for part, (status, text) in self.query_answers.items():
+            if part in soql:  # an org in maintenance, a proxy's error page: not a query result
+                return web.Response(status=status, text=text, content_type="text/html")
         try:
             fields, sobject, pred, order, limit = parse(request.query.get("q", ""))
         except (SoqlError, IndexError, ValueError) as exc:

@@ -2,10 +2,12 @@
 
 `lead` (specs/salesforce/sf-create-lead.yaml): on the New Lead page it first tries REST with the browser's session
 (refused: UI sessions are not API-enabled), then makes two side effects the Lead rules must not catch: an inline
-edit of the seeded Account's phone (Aura saveRecord, apiName Account) and a new Contact on that account; then it
-reads the company from the account page and saves the lead (the terminal request). `--lead-only` skips the side
-effects, `--crash` exits with an error right after them, `--email X` types another email.
+edit of the seeded Account's phone (the org's edit shape: Aura saveRecord or updateRecord, UI API PATCH) and a new
+Contact on that account; then it reads the company from the account page and saves the lead (the terminal
+request). `--lead-only` skips the side effects, `--crash` exits with an error right after them, `--email X` types
+another email.
 `contact` (sf-create-contact.yaml): opens the account, New Contact, fills it in, saves (the save lands).
+`edit` (sf-edit-account-phone.yaml): opens the account, edits its phone inline (`--phone X`), saves.
 Prints what it saw (`agent: …`) to stdout, which the run keeps in agent.stdout.log."""
 
 import asyncio
@@ -41,10 +43,7 @@ async def lead(page, base, user):
         print("agent: REST with the session cookie", status, flush=True)
     company = await open_account(page, base)
     if "--lead-only" not in sys.argv:
-        await page.get_by_role("button", name="Edit Phone").click()
-        await page.get_by_label("Phone", exact=True).fill("000")
-        await page.get_by_role("button", name="Save").click()
-        print("agent: inline edit", await saved(page), flush=True)
+        print("agent: inline edit", await edit_phone(page, "000"), flush=True)
         await page.get_by_role("button", name="New Contact").click()
         await page.get_by_label("Last Name").fill("Scratch")
         await page.get_by_role("button", name="Save").click()
@@ -58,6 +57,18 @@ async def lead(page, base, user):
     await page.get_by_label("Email").fill(arg("--email", user["email"]))
     await page.get_by_role("button", name="Save").click()
     print("agent: lead", await saved(page), flush=True)
+
+
+async def edit_phone(page, phone):
+    await page.get_by_role("button", name="Edit Phone").click()
+    await page.get_by_label("Phone", exact=True).fill(phone)
+    await page.get_by_role("button", name="Save").click()
+    return await saved(page)
+
+
+async def edit(page, base, user):
+    await open_account(page, base)
+    print("agent: edit", await edit_phone(page, arg("--phone", "+44 20 7946 0999")), flush=True)
 
 
 async def contact(page, base, user):
@@ -78,7 +89,7 @@ async def main():
         await page.wait_for_selector("main h1", timeout=30000)
         print("agent: url", page.url, "start", task["start_url"], flush=True)
         base = task["start_url"].split("/lightning/")[0]
-        await (contact if sys.argv[1] == "contact" else lead)(page, base, task["user"])
+        await {"contact": contact, "edit": edit}.get(sys.argv[1], lead)(page, base, task["user"])
 
 
 asyncio.run(main())
