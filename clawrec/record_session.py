@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clawrec.errors import UsageError
+from rundir.layers import Action
 
 
 def check_display(agent: str, headless: bool, display: str | None, vnc: bool) -> None:
@@ -30,9 +31,10 @@ class SkipPages:
     def __init__(self, writer: Any, prefixes: tuple[str, ...]) -> None:
         self._writer, self._prefixes = writer, prefixes
 
-    def write(self, record: dict[str, Any], flush: bool = True) -> dict[str, Any]:
-        if any(str(record.get(k) or "").startswith(self._prefixes) for k in ("url", "frame_url")):
-            return record
+    def write(self, record: Action | dict[str, Any], flush: bool = True) -> dict[str, Any]:
+        keys = record.to_json() if isinstance(record, Action) else record
+        if any(str(keys.get(k) or "").startswith(self._prefixes) for k in ("url", "frame_url")):
+            return keys
         return self._writer.write(record, flush)
 
     def __getattr__(self, name: str) -> Any:

@@ -30,6 +30,7 @@ from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
 from interceptor.wsguard import WsGuard
 from taskspec.limits import loads_bounded
+from rundir.layers import Interception
 from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
 from rundir.redact import Redactor, mask_fields, redact_headers, secret_values
 
@@ -326,7 +327,7 @@ class Interceptor:
             record["decode"] = body.decode  # "too deep" | "too large": `body` is null, `raw` keeps the bytes
         if held is not None:
             record["held"] = held
-        self._record(record, catch=held is None)
+        self._record(Interception.build(**record), catch=held is None)
 
     async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
         """The document that sent a request. A navigation belongs to the frame's committed document; a subresource
@@ -368,7 +369,7 @@ class Interceptor:
             except ValueError:  # not JSON, or too deep: kept as text
                 pass
         held = message.get("held")
-        self._record({
+        self._record(Interception.build(**{
             "rule": rule.name if rule else None, "rule_index": rule.index if rule else None,
             "url": message.get("url"), "method": "WEBSOCKET",
             "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_fields(decoded),
@@ -378,14 +379,14 @@ class Interceptor:
             "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
             "target_type": session.target_type, "resource_type": "WebSocket",
             "action": HELD_BLOCKED if held else "blocked", **({"held": held} if held else {}),
-        }, catch=not held)
+        }), catch=not held)
 
-    def _record(self, record: dict[str, Any], catch: bool = True) -> None:
+    def _record(self, rec: Interception, catch: bool = True) -> None:
         """Write a catch (or, `catch=False`, a request a person blocked in hold mode: not a terminal catch)."""
         if self._files_done:  # sealed (see close): the message was dropped all the same; nothing more is written
-            log.warning("a %s caught after the interceptor's files were closed was not recorded", record.get("url"))
+            log.warning("a %s caught after the interceptor's files were closed was not recorded", rec.url)
             return
-        record = self.writer.write(record)
+        record = self.writer.write(rec)
         if not catch:
             return
         self.catches.append(record)

@@ -19,6 +19,7 @@ from taskspec import payload
 from interceptor.cdp import Session
 from interceptor.frames import Frames
 from interceptor.har import write_har
+from rundir.layers import HttpRecord
 from rundir.records import HAR, HTTP, JsonlWriter, RunClock
 from rundir.redact import Redactor, mask_fields, redact_headers
 
@@ -195,12 +196,13 @@ class HttpLog:
                     "opcode": r.get("opcode"), "payload": data[:BODY_LIMIT], "size": len(data)})
 
     def _emit(self, rec: dict[str, Any]) -> None:
+        """Write a request (joined from its events in a dict) or a WebSocket event as its HttpRecord."""
         if self.closed:  # the interceptor is sealed (still attached, files finished): not logged
             return
         # One flush per FLUSH_DELAY, not per record: a flush per request cost ~100 us of the CPU the browser shares
         # (measured on 2 cores). If this process is killed, the browser dies with it (fail closed), so at most the
         # last FLUSH_DELAY of log is lost; interceptions.jsonl is still flushed per catch.
-        rec = self.writer.write(rec, flush=False)
+        rec = self.writer.write(HttpRecord.build(**rec), flush=False)
         self.records.append(rec)
         if self._flush_timer is None:
             try:

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rundir.layers import AgentMessage
 from rundir.records import AGENT, JsonlWriter, RunClock
 
 INBOX = ".agent-inbox.jsonl"
@@ -41,7 +42,7 @@ def _epoch_seconds(value: Any) -> float | None:
 
 
 def normalize(obj: Any, clock: RunClock) -> dict[str, Any]:
-    """One inbox line (already JSON-decoded) as an agent.jsonl record without `t` clashes."""
+    """One inbox line (already JSON-decoded) as an agent.jsonl record's keys, without `t` clashes."""
     if not isinstance(obj, dict):
         return {"t": clock.now(), "role": "system", "content": obj, "unparsed": True}
     rec = dict(obj)
@@ -89,7 +90,7 @@ class AgentLogSink:
 
     def __call__(self, role: str, content: Any, **fields: Any) -> None:
         role = ROLE_ALIASES.get(role, role)
-        self.writer.write({"t": self.clock.now(), "role": role, "content": content, **fields})
+        self.writer.write(AgentMessage.build(**{"t": self.clock.now(), "role": role, "content": content, **fields}))
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._tail(), name="recorder-agent-inbox")
@@ -156,7 +157,7 @@ def copy_inbox(inbox: Path, offset: int, writer: JsonlWriter, clock: RunClock,
             obj = json.loads(line)
         except ValueError:
             obj = line.decode("utf-8", "replace")
-        writer.write(normalize(obj, clock))
+        writer.write(AgentMessage.build(**normalize(obj, clock)))
         n += 1
     return offset + len(data), n
 

@@ -30,6 +30,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from rundir.layers import Action
 from rundir.records import JsonlWriter, RunClock
 
 # Field order of an actions.jsonl record (DESIGN.md layer 5); other fields follow.
@@ -263,7 +264,7 @@ class ActionChannel:
             self.stats["dropped"] += int(record.get("count") or 0)
         self.stats["events"] += 1
         try:
-            self.writer.write(line)
+            self.writer.write(Action.build(**line))
         except ValueError:  # the run was finalized (crash path): nothing may be written any more
             self.stats["after_close"] += 1
 

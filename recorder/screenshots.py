@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from interceptor.cdp import CDPError, Connection
+from rundir.layers import Screenshot
 from rundir.records import SCREENSHOTS_DIR, SCREENSHOTS_INDEX, JsonlWriter, RunClock
 
 # Action records that get a screenshot: click, end of a typing burst (input), Enter, end of a scroll,
@@ -237,7 +238,7 @@ class Screenshotter:
                                       "action_type": action.get("type"), "target": tid, "url": url, "took": took}
             if image is None:
                 self.errors += 1
-                self.index.write({**record, "path": None, "error": error})
+                self.index.write(Screenshot.build(**record, path=None, error=error))
                 continue
             name = f"{self._seq:06d}.jpg"
             try:
@@ -250,7 +251,7 @@ class Screenshotter:
             self.count += 1
             if isinstance(action.get("t"), (int, float)):
                 self.latencies.append(max(0.0, t + took - action["t"]))
-            self.index.write({**record, "path": f"{SCREENSHOTS_DIR}/{name}"})
+            self.index.write(Screenshot.build(**record, path=f"{SCREENSHOTS_DIR}/{name}"))
 
     async def stop(self, drain: float = 3.0, cancel_wait: float = 2.0) -> None:
         """Take the shots already asked for (up to `drain` seconds); cancel the rest (each records why, within

@@ -10,15 +10,15 @@ its 1-based line number so verdicts can point at evidence.
 from __future__ import annotations
 
 import json
-import types
-import typing
-from dataclasses import dataclass, field, fields, replace
-from functools import cache, cached_property
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Generic, Iterator, TypeVar
 
 from rundir import manifest as M, records as R
 from rundir.errors import RunDirError
+from rundir.layers import (  # noqa: F401  (re-exported: the record types' old home)
+    Action, AgentMessage, HttpRecord, Interception, Record, Screenshot, field_types, mistyped)
 from rundir.records import read_numbered
 
 LAYER_FILES = (R.INTERCEPTIONS, R.HTTP, R.ACTIONS, R.AGENT, R.SCREENSHOTS_INDEX)
@@ -30,121 +30,6 @@ MANIFEST_TYPES: dict[str, type | tuple[type, ...]] = {
     "agent": (str, dict), "task": dict, "sites": dict, "flags": dict, "versions": dict, "layers": dict, "t0": NUMBER,
     "t0_iso": str, "duration": NUMBER, "video_start_t": NUMBER}
 TASK_TYPES: dict[str, type] = {"id": str, "spec": str, "spec_sha256": str, "start_url": str}
-
-
-def _accepts(hint: Any) -> tuple[type, ...] | None:
-    """The runtime types a field's annotation allows (None: anything); an int is a valid float."""
-    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
-    out: list[type] = []
-    for arg in typing.get_args(hint) if union else (hint,):
-        if arg is Any:
-            return None
-        if arg is not type(None):
-            out += [typing.get_origin(arg) or arg] + ([int] if arg is float else [])
-    return tuple(out)
-
-
-@cache
-def field_types(cls: type) -> dict[str, tuple[type, ...] | None]:
-    """A record class's fields (but line/raw) and the types each accepts: a record value of another type (a
-    hand-edited or corrupt line) is dropped to the field's default instead of crashing a judge or the report."""
-    hints = typing.get_type_hints(cls)
-    return {f.name: _accepts(hints[f.name]) for f in fields(cls) if f.name not in ("line", "raw")}
-
-
-def mistyped(cls: type, raw: dict[str, Any]) -> list[str]:
-    """Fields of `raw` whose value `cls.parse` drops because its type is wrong (for the run's problems)."""
-    return [k for k, ok in field_types(cls).items()
-            if raw.get(k) is not None and ok is not None and not isinstance(raw[k], ok)]
-
-
-@dataclass(frozen=True)
-class Record:
-    """Base of every layer record: where it lives (line) and the record as stored (raw)."""
-
-    line: int
-    raw: dict[str, Any]
-    t: float | None = None
-
-    @classmethod
-    def parse(cls, line: int, raw: dict[str, Any]):
-        kwargs = {k: raw[k] for k, ok in field_types(cls).items()  # null or a wrong type -> the default
-                  if raw.get(k) is not None and (ok is None or isinstance(raw[k], ok))}
-        return cls(line=line, raw=raw, **kwargs)
-
-
-@dataclass(frozen=True)
-class Interception(Record):
-    """One caught terminal request (interceptions.jsonl): `body` is already decoded by the interceptor."""
-
-    rule: Any = None
-    rule_index: int | None = None
-    url: str = ""
-    method: str = ""
-    headers: dict[str, Any] = field(default_factory=dict)
-    query: dict[str, Any] = field(default_factory=dict)
-    body: Any = None
-    raw_body: Any = None
-    tab_url: str | None = None
-    frame_url: str | None = None
-    target_type: str | None = None
-    action: str | None = None
-
-    @classmethod
-    def parse(cls, line: int, raw: dict[str, Any]):
-        rec = super().parse(line, raw)
-        # the stored key is `raw` (the undecoded body); it clashes with Record.raw, hence raw_body
-        return replace(rec, raw_body=raw.get("raw"))
-
-
-@dataclass(frozen=True)
-class HttpRecord(Record):
-    """A request (type "request", the default) or a WebSocket frame (type "websocket", with event and payload)."""
-
-    type: str = "request"
-    event: str | None = None
-    payload: Any = None
-    id: Any = None
-    target: Any = None
-    frame: Any = None
-    url: str = ""
-    method: str = ""
-    headers: dict[str, Any] = field(default_factory=dict)
-    body: Any = None
-    resource_type: str | None = None
-    response: dict[str, Any] | None = None
-    timing: Any = None
-    intercepted: bool | str = False  # the recorder writes the decision ("blocked")
-
-
-@dataclass(frozen=True)
-class Action(Record):
-    seq: int | None = None
-    type: str = ""
-    x: float | None = None
-    y: float | None = None
-    key: str | None = None
-    value: Any = None
-    target: dict[str, Any] | None = None
-    url: str | None = None
-    frame_url: str | None = None
-    tab: Any = None
-
-
-@dataclass(frozen=True)
-class AgentMessage(Record):
-    role: str = ""
-    content: Any = None
-    tool: str | None = None
-
-
-@dataclass(frozen=True)
-class Screenshot(Record):
-    seq: int | None = None
-    action_seq: int | None = None
-    target: Any = None
-    url: str | None = None
-    path: str = ""
 
 
 T = TypeVar("T", bound=Record)

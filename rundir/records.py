@@ -1,4 +1,5 @@
-"""The run directory's shapes in one place: file names, the record format version, the run clock, a JSONL writer.
+"""The run directory's files in one place: file names, the run clock, a JSONL writer and reader (record types:
+rundir/layers.py).
 
 Pure data + tiny I/O helpers (no browser), so interceptor, recorder and evaluator all import it. Every writer adds
 `t` through RunClock so all five layers share one clock (seconds since t0).
@@ -17,6 +18,7 @@ from typing import Any
 import orjson
 
 from rundir.jsondepth import MAX_RECORD_DEPTH, TooDeep, loads_bounded
+from rundir.layers import Record
 from rundir.redact import Redactor
 from rundir.writeguard import WriteGuard
 
@@ -85,9 +87,12 @@ class JsonlWriter:
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
 
-    def write(self, record: dict[str, Any], flush: bool = True) -> dict[str, Any]:
-        """Append one line. `flush=False` leaves it in the buffer for a later `flush()` (a high-volume log that
-        batches its syscalls; the line is on disk by the next flush or close)."""
+    def write(self, record: Record | dict[str, Any], flush: bool = True) -> dict[str, Any]:
+        """Append one line (a layer's record as its `to_json()`); returns the line as written (redacted, with `t`).
+        `flush=False` leaves it in the buffer for a later `flush()` (a high-volume log that batches its syscalls;
+        the line is on disk by the next flush or close)."""
+        if isinstance(record, Record):
+            record = record.to_json()
         if self.clock is not None and "t" not in record:
             record = {"t": self.clock.now(), **record}
         line = dumps_line(record)

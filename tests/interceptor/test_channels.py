@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from interceptor.core import Interceptor
+from rundir.reader import RunDir
 from rundir.records import INTERCEPTIONS, read_jsonl
 from tests.interceptor.channels import TERMINAL
 from tests.interceptor.harness import Harness, channel_rules, make_spec, wait_until
@@ -120,6 +121,8 @@ def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
     assert icpt.failure is None
     catches, bad = read_jsonl(tmp_path / INTERCEPTIONS)
     assert not bad and len(catches) == 1, [c["url"] for c in catches]  # caught once (SWs attach twice)
+    run = RunDir(tmp_path).load_all()  # http.jsonl + the catch parse as their records (rundir/layers.py), typed
+    assert run.problems == ["manifest.json: missing (crashed run?); layers read without it"] and len(run.http) > 0
     c = catches[0]
     print(channel, {k: c[k] for k in ("url", "method", "tab_url", "frame_url", "target_type", "body")})
     body = c["body"]
