@@ -109,7 +109,7 @@ class Interception(Record):
     tab_url: str | None = None
     frame_url: str | None = None
     target_type: str | None = None
-    action: str | None = None  # blocked | fulfilled | landed | held-blocked
+    action: str | None = None  # blocked | fulfilled | landed | held_blocked
     body_kind: str | None = None
     files: list[Any] | None = None
     body_complete: bool | None = None
