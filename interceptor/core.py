@@ -24,6 +24,7 @@ from interceptor.cdp import CDPError, Connection, Session, browser_ws_url
 from interceptor.console import ConsoleLog
 from interceptor.failclosed import FailClosed
 from interceptor.paused import PausedRequest
+from interceptor.preload import watch_preloading
 from interceptor.frames import Frames
 from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
@@ -181,30 +182,14 @@ class Interceptor:
         if self.console is not None:
             self.console.prepare(session)
         if ttype == "page" and self.http_rules:
-            self._watch_preloading(session)
+            watch_preloading(session, self.http_rules, self._preloading_state, self._fatal)
         if fetch_owner and self.patterns:
             session.on("Fetch.requestPaused", lambda p, s=session: self._paused(s, p))
             futures.append(session.send("Fetch.enable", {"patterns": self.patterns}))
         return futures
 
-    def _watch_preloading(self, session: Session) -> None:
-        """Speculation-rules prefetch/prerender requests bypass DevTools Fetch (measured). recorder.browser turns
-        preloading off (the real fix); in a browser that preloads, a preload of a URL a rule names kills the browser.
-        That is best effort: it won the race for prefetch 3/3 but lost it for prerender 2/3 (measured)."""
-        def state(p: dict[str, Any]) -> None:
-            self.preloading_enabled = not any(v for k, v in p.items() if k.startswith("disabled"))
-
-        def attempt(p: dict[str, Any]) -> None:
-            url = p.get("prefetchUrl") or p.get("key", {}).get("url", "")
-            if p.get("status") in ("NotSupported", "Failure"):
-                return
-            if any(match.could_match(r, "GET", url) for r in self.http_rules):
-                self._fatal(f"a page preloads {url}, which a rule names; preloads bypass DevTools Fetch")
-
-        session.on("Preload.preloadEnabledStateUpdated", state)
-        session.on("Preload.prefetchStatusUpdated", attempt)
-        session.on("Preload.prerenderStatusUpdated", attempt)
-        session.send_quiet("Preload.enable")
+    def _preloading_state(self, enabled: bool) -> None:
+        self.preloading_enabled = enabled
 
     def _prepare_failed(self, session: Session, exc: BaseException) -> None:
         """A target we could not protect must not run: close it (or, if that fails, the browser)."""
