@@ -5,11 +5,15 @@ dir under the run directory), and a wedged run (a stopped process, a hung browse
 killed with its whole process group by a runner that is not wedged with it. The child also gets PR_SET_PDEATHSIG:
 if the bench itself is killed (even by SIGKILL) its runs die with it, so a resumed bench never races an orphan.
 Everything the child starts (browser, Xvfb, ffmpeg, agent) already dies with the child the same way.
+A bench that is stopped (SIGTERM, Ctrl-C, SIGHUP) forwards its signal to each running child, whose own handling
+finalizes its run (status `crashed`, reason `terminated (SIGTERM)` or `interrupted`), and kills the group only if
+the run has not ended within STOP_WAIT_S.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import os
 import signal
@@ -18,11 +22,12 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from clawrec.bench.plan import Slot
 
 TAIL_BYTES = 4000
+STOP_WAIT_S = 60.0  # a run stopped by the bench finalizes (agent stopped, browser closed, video joined) within this
 
 
 @dataclass
@@ -106,8 +111,26 @@ def _popen_args(job: Job) -> dict[str, Any]:
             "preexec_fn": _own_group_dying_with_parent}
 
 
-async def run_async(job: Job) -> ChildResult:
-    """The local executor's path: spawned on the event loop's thread (PDEATHSIG follows the forking thread)."""
+async def _stop(proc: asyncio.subprocess.Process, signum: int) -> None:
+    """Forward the bench's stop signal to the run (it finalizes itself), wait at most STOP_WAIT_S, kill its group.
+    Further cancellations (the runner cancelling again, asyncio.run ending) must not cut the wait short."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signum)
+    loop = asyncio.get_running_loop()
+    waiter = asyncio.ensure_future(proc.wait())
+    end = loop.time() + STOP_WAIT_S
+    while not waiter.done() and loop.time() < end:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({waiter}, timeout=end - loop.time())
+    kill_group(proc.pid)
+    while not waiter.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({waiter})
+
+
+async def run_async(job: Job, stop_signal: Callable[[], int] = lambda: signal.SIGTERM) -> ChildResult:
+    """The local executor's path: spawned on the event loop's thread (PDEATHSIG follows the forking thread).
+    Cancelled (the bench is stopping): the run gets `stop_signal()` and is waited for, then CancelledError."""
     started = time.time()
     with open(job.log_path, "ab") as log:
         proc = await asyncio.create_subprocess_exec(*job.argv, stdout=log, stderr=log, **_popen_args(job))
@@ -118,9 +141,8 @@ async def run_async(job: Job) -> ChildResult:
         killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
         kill_group(proc.pid)
         await proc.wait()
-    except asyncio.CancelledError:  # the bench is stopping: end the run with it
-        kill_group(proc.pid)
-        await asyncio.shield(proc.wait())
+    except asyncio.CancelledError:  # the bench is stopping: the run ends (finalized) with it
+        await _stop(proc, stop_signal())
         raise
     kill_group(proc.pid)  # anything the child left in its group
     return _result(job, proc.returncode, started, killed)

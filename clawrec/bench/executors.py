@@ -4,15 +4,18 @@ Both take a Job and give back a ChildResult; the runner (scheduling, resume, ret
 for both. Ray: each run is one task requesting one unit of the custom resource `browser`, so a node runs as many runs
 at once as it declares (`ray start --resources '{"browser": 2}'`); -j caps how many are in flight. The task runs the
 same `clawrec run` child (with the same deadline) on the worker, writing into DIR: DIR must be a path every node sees
-(a shared file system); the runner then judges from there.
+(a shared file system; checked before the first run, shared_dir.py); the runner then judges from there.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+import signal
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
 from clawrec.bench.child import ChildResult, Job, run_async, run_sync
+from clawrec.bench.shared_dir import check_shared
 from clawrec.errors import UsageError
 
 BROWSER_RESOURCE = "browser"
@@ -27,10 +30,15 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
+    """Children of this process; `stop_signal()` is what a run gets when the bench stops (the bench's own signal)."""
+
     name = "local"
 
+    def __init__(self, stop_signal: Callable[[], int] = lambda: signal.SIGTERM) -> None:
+        self.stop_signal = stop_signal
+
     async def run(self, job: Job) -> ChildResult:
-        return await run_async(job)
+        return await run_async(job, self.stop_signal)
 
     def close(self) -> None:
         pass
@@ -54,7 +62,7 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(self, address: str | None) -> None:
+    def __init__(self, address: str | None, root: Path) -> None:
         try:
             import ray
         except ImportError:
@@ -71,6 +79,11 @@ class RayExecutor:
             ray.shutdown()
             raise UsageError(f"the Ray cluster at {address or 'local'} declares no `{BROWSER_RESOURCE}` resource; "
                              f"start its nodes with --resources '{{\"{BROWSER_RESOURCE}\": N}}'")
+        try:
+            check_shared(ray, root, BROWSER_RESOURCE)
+        except BaseException:
+            ray.shutdown()
+            raise
         self._remote = ray.remote(num_cpus=0, resources={BROWSER_RESOURCE: 1}, max_retries=0)(_ray_task)
 
     def capacity(self) -> int:
@@ -91,9 +104,10 @@ class RayExecutor:
         self._ray.shutdown()
 
 
-def make_executor(name: str, address: str | None) -> Executor:
+def make_executor(name: str, address: str | None, root: Path,
+                  stop_signal: Callable[[], int] = lambda: signal.SIGTERM) -> Executor:
     if name == "ray":
-        return RayExecutor(address)
+        return RayExecutor(address, root)
     if address:
         raise UsageError("--address is for --executor ray")
-    return LocalExecutor()
+    return LocalExecutor(stop_signal)

@@ -26,6 +26,8 @@ from clawrec.bench.report import render
 from clawrec.bench.results import row, write_results
 from clawrec.bench.state import ATTEMPT_FILE, SlotState, move_aside, read_slot, write_json
 from clawrec.errors import ClawrecError
+from clawrec.unfinished import finalize_if_dead, manifest_status
+from rundir import lock
 
 LOCK_FILE = ".bench.lock"
 LOCK_WAIT_S = 30.0
@@ -77,6 +79,7 @@ class Bench:
         self.judge_sem = asyncio.Semaphore(JUDGES_AT_ONCE)
         self.run_sem = asyncio.Semaphore(max(1, opts.jobs))
         self.overhead: list[float] = []
+        self.summary: dict[str, Any] = {}  # rendered at the end, also when the bench is stopped
 
     # --- decisions ------------------------------------------------------------------------------------------------
     def _needs_judging(self, st: SlotState) -> bool:
@@ -128,19 +131,41 @@ class Bench:
         job = self._job(slot, attempt)
         t0 = time.monotonic()
         self.progress.started(slot.key)
-        res = await self.executor.run(job)
+        try:
+            res = await self.executor.run(job)
+        except asyncio.CancelledError:  # the bench was stopped: the run was stopped with it (finalized, retried later)
+            self._record(path, job, attempt, {"exit_code": None, "stopped": "the bench was stopped"})
+            raise
         t1 = time.monotonic()
+        self._record(path, job, attempt, {"exit_code": res.exit_code, "elapsed": res.elapsed, "killed": res.killed,
+                                          "error": res.error, "node": res.node})
+        st = read_slot(root, slot)
+        self.overhead.append(max(0.0, (time.monotonic() - t1) + ((t1 - t0) - res.elapsed)))
+        return st
+
+    def _record(self, path: Path, job: Job, attempt: int, what: dict[str, Any]) -> None:
+        """The attempt's record in its run directory: bench_attempt.json and the child's output as bench.log."""
         path.mkdir(parents=True, exist_ok=True)  # a child that died before creating it still leaves a record
         log = Path(job.log_path)
         if log.exists():
             shutil.move(str(log), str(path / "bench.log"))
-        write_json(path / ATTEMPT_FILE, {"attempt": attempt, "exit_code": res.exit_code, "elapsed": res.elapsed,
-                                         "killed": res.killed, "error": res.error, "node": res.node,
-                                         "executor": self.executor.name, "deadline_s": job.deadline_s,
-                                         "argv": job.argv[1:]})
-        st = read_slot(root, slot)
-        self.overhead.append(max(0.0, (time.monotonic() - t1) + ((t1 - t0) - res.elapsed)))
-        return st
+        write_json(path / ATTEMPT_FILE, {"attempt": attempt, **what, "executor": self.executor.name,
+                                         "deadline_s": job.deadline_s, "argv": job.argv[1:]})
+
+    def _finalize_killed_runs(self, slots: list[Slot]) -> int:
+        """Runs left `running` by a bench that was killed (kill -9: its runs died with it) are finalized first, as
+        judge/view/diagnose do (status `interrupted`), then retried like any infrastructure failure. We hold the
+        bench lock, so a run whose lock is still live is an orphan of that bench still dying: wait for it."""
+        n = 0
+        for slot in slots:
+            path = slot.run_dir(self.opts.root)
+            if manifest_status(path) != "running":
+                continue
+            end = time.monotonic() + LOCK_WAIT_S
+            while lock.state(path) == "live" and time.monotonic() < end:
+                time.sleep(0.2)
+            n += finalize_if_dead(path, "bench", quiet=True) == "interrupted"
+        return n
 
     async def _slot(self, slot: Slot, st: SlotState) -> None:
         tries = 0
@@ -166,20 +191,25 @@ class Bench:
 
     async def run(self) -> dict[str, Any]:
         slots = self.opts.plan.slots()
+        finalized = self._finalize_killed_runs(slots)
         for s in slots:
             self.states[s.key] = read_slot(self.opts.root, s)
         pending = [(s, self.states[s.key]) for s in slots
                    if self._needs_run(self.states[s.key]) or self._needs_judging(self.states[s.key])]
         self.progress.begin(total=len(slots), already=[row(self.opts.root, self.states[s.key]) for s in slots
                                                        if all(s is not p for p, _ in pending)])
+        if finalized:
+            self.progress.note(f"bench: {finalized} run(s) left `running` by a killed bench finalized "
+                               "(status interrupted); they are retried")
         tasks = [asyncio.create_task(self._slot(s, st), name=f"slot-{s.key}") for s, st in pending]
         try:
             await asyncio.gather(*tasks)
         finally:
             for t in tasks:
-                t.cancel()
+                if not t.cancelling():  # once: a stopped bench already cancelled them (each run is stopping)
+                    t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self.progress.end()
-            summary = render(self.opts.root, self.opts.plan, html=self.opts.html)
-        summary["runner_overhead_s"] = (sum(self.overhead) / len(self.overhead)) if self.overhead else None
-        return summary
+            self.summary = render(self.opts.root, self.opts.plan, html=self.opts.html)
+        self.summary["runner_overhead_s"] = (sum(self.overhead) / len(self.overhead)) if self.overhead else None
+        return self.summary

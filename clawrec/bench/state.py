@@ -2,8 +2,9 @@
 
 Why from disk: a resume must trust what finished, whatever killed the previous bench. A slot is
 - `done`: the manifest has a final status the agent is answerable for (intercepted, ok, timeout, agent_error);
-- `infra`: no manifest, or status `running` (the run or the bench was killed), `crashed` (browser, ffmpeg, display,
-  the recorder or clawrec itself), or the bench's deadline killed it; retried up to --retries times;
+- `infra`: no manifest, or status `running` (the run or the bench was killed; the runner finalizes it to
+  `interrupted` first), `interrupted`, `crashed` (browser, ffmpeg, display, the recorder, clawrec itself, or the run
+  stopped with the bench), or the bench's deadline killed it; retried up to --retries times;
 - `bad_input`: the run refused its input (exit 2); retrying cannot help, the line is shown;
 - `todo`: never started.
 Failed attempts are moved aside to `trial-K.attempt-N` (kept for forensics, never counted), so the slot folder

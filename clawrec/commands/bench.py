@@ -129,7 +129,8 @@ def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ..
 
     Re-running the same command resumes: finished runs are kept, infrastructure failures retried. `clawrec bench
     DIR` resumes DIR with its pinned plan; `clawrec bench report DIR [--html]` re-renders its results. Exit 0 when
-    every run finished (whatever the agents achieved), 1 when some ended in infrastructure failures, 2 on bad input.
+    every run finished (whatever the agents achieved), 1 when some ended in infrastructure failures, 2 on bad input,
+    128 + the signal when stopped by SIGTERM/SIGINT/SIGHUP (its runs are stopped and finalized, retried on resume).
     """
     from clawrec.bench.plan import read_plan
     from clawrec.bench.report import render
@@ -162,24 +163,34 @@ def _run(root: Path, plan: Any, jobs: int | None, retries: int, rerun_failed: bo
     from clawrec.bench.executors import make_executor
     from clawrec.bench.progress import Progress
     from clawrec.bench.runner import Bench, BenchOptions, bench_lock
+    from clawrec.run_signals import RunStop, stoppable
 
-    def stop(signum: int, _frame: Any) -> None:  # SIGTERM/SIGHUP end the bench like Ctrl-C: runs killed, table kept
-        for sig in old:  # a second signal (e.g. from `timeout` too) must not cut the clean-up short
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
+    # SIGTERM, Ctrl-C and SIGHUP stop the bench as they stop `clawrec run` (run_signals): each running run gets the
+    # signal and finalizes itself, the table is written, exit 128 + the signal (143, 130, 129); resume retries them.
+    stop = RunStop()
     with bench_lock(root):
-        ex = make_executor(executor, address)
-        old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
-               if signal.getsignal(sig) is not signal.SIG_IGN}
+        ex = make_executor(executor, address, root.resolve(), stop_signal=lambda: stop.signum or signal.SIGTERM)
         try:
             n = jobs or (ex.capacity() if hasattr(ex, "capacity") else 1)
             opts = BenchOptions(root=root.resolve(), plan=plan, jobs=n, retries=retries, rerun_failed=rerun_failed,
                                 rejudge=rejudge, no_judge=no_judge, deadline_margin=deadline_margin, html=html)
-            summary = asyncio.run(Bench(opts, ex, Progress(quiet=quiet, jobs=n)).run())
+            runner = Bench(opts, ex, Progress(quiet=quiet, jobs=n))
+
+            async def main() -> dict[str, Any]:
+                return await stoppable(stop, runner.run())
+
+            try:
+                summary = asyncio.run(main())
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                if stop.signum is None:
+                    raise KeyboardInterrupt from None
+                if runner.summary:
+                    _print_summary(root, runner.summary, html)
+                err = ClawrecError(f"{stop.reason}: the bench stopped its runs in progress (finalized); run the "
+                                   f"same command or `clawrec bench {root}` to resume")
+                err.exit_code = 128 + stop.signum
+                raise err from None
         finally:
-            for sig, handler in old.items():
-                signal.signal(sig, handler)
             ex.close()
     _print_summary(root, summary, html)
     t = summary["totals"]

@@ -8,9 +8,13 @@ import pytest
 from tests.bench.helpers import DEMO, FAST, REFERENCE, agent_cmd, bench
 
 
-def demo_plan(*ids: str) -> list[str]:
-    return [str(DEMO), *(a for i in ids for a in ("--ids", i)), "--agent", "command", "--agent", "replay",
-            "--agent-cmd", agent_cmd("drive,idle"), "--from", str(REFERENCE), "--trials", "2", "-j", "2", *FAST]
+COMMAND = ["--agent", "command", "--agent-cmd", agent_cmd("drive,idle")]
+REPLAY = ["--agent", "replay", "--from", str(REFERENCE)]
+
+
+def demo_plan(*ids: str, agents: tuple[list[str], ...] = (COMMAND, REPLAY)) -> list[str]:
+    return [str(DEMO), *(a for i in ids for a in ("--ids", i)), *(a for ag in agents for a in ag),
+            "--trials", "2", "-j", "2", *FAST]
 
 
 DEMO_PLAN = demo_plan("travel-flight-oneway", "social-status-update")

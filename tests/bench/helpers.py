@@ -84,3 +84,16 @@ def check_rates(root: Path) -> None:
                 if st["n"]:
                     p = st["hits"] / st["n"]
                     assert math.isclose(st["rate"], p) and math.isclose(st["se"], math.sqrt(p * (1 - p) / st["n"]))
+
+
+def cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def procs(needle: str) -> list[str]:
+    """PIDs of the processes whose command line contains `needle`."""
+    return [p for p in os.listdir("/proc") if p.isdigit() and needle in cmdline(p)]

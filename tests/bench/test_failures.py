@@ -5,9 +5,8 @@ outcome (agent_error, judged FAIL), a judge answering HTTP 500 gives judge_incon
 from __future__ import annotations
 
 import json
-import os
 
-from tests.bench.helpers import DEMO, FAST, agent_cmd, bench, slot_dirs
+from tests.bench.helpers import DEMO, FAST, agent_cmd, bench, procs, slot_dirs
 from tests.evaluator.anthropic_server import ScriptedAnthropic
 from tests.evaluator.judge_script import flaky, good_judge
 
@@ -25,7 +24,7 @@ def test_a_wedged_run_is_killed_at_its_deadline(tmp_path):
     hang = _rows(out)[1]
     assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 18 s")
     assert json.loads((out / hang["run_dir"] / "manifest.json").read_text())["status"] == "running"
-    assert not [p for p in os.listdir("/proc") if p.isdigit() and str(out / hang["run_dir"]) in _cmdline(p)]
+    assert not procs(str(out / hang["run_dir"]))
     s = json.loads((out / "summary.json").read_text())
     assert s["rows"][0]["columns"]["overall"]["stage1"]["n"] == 0 and s["totals"]["infra"] == 1
     assert any("infrastructure" in n for n in s["notes"])
@@ -61,10 +60,3 @@ def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(t
     assert json.loads((out / rows[2]["run_dir"] / "verdict.json").read_text())["judge"] == "llm"
     assert len(slot_dirs(out)) == 2 and not list((out / "runs").glob("*/*/*.attempt-*"))  # judged, not re-run
 
-
-def _cmdline(pid: str) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""

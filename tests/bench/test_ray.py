@@ -1,37 +1,50 @@
 """`--executor ray` on a real two-node Ray cluster started here on loopback (head + a second worker node, each
 declaring one `browser`): the demo bench's travel task, run through Ray, gives the same results as the local
-executor gave for the same runs, and runs land on both nodes."""
+executor gave for the same runs, and runs land on both nodes. A bench folder one node cannot write is refused in one
+line before any run starts (Ray workers write run directories straight into DIR: it must be shared)."""
 
 from __future__ import annotations
 
 import json
 
-from tests.bench.conftest import demo_plan
+from tests.bench.conftest import COMMAND, demo_plan
 from tests.bench.helpers import bench, check_rates, recompute, slot_dirs, summary_cells
-from tests.support.ray_cluster import RayCluster
+from tests.support.ray_cluster import WORKER_IP, RayCluster
 
 KEYS = ("task", "category", "label", "trial", "status", "intercepted", "verdict", "outcome", "attempts")
 
 
-def _rows(out, task):
+def _rows(out, task, label):
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    return sorted(({k: r[k] for k in KEYS} for r in rows if r["task"] == task), key=lambda r: (r["label"], r["trial"]))
+    return sorted(({k: r[k] for k in KEYS} for r in rows if r["task"] == task and r["label"] == label),
+                  key=lambda r: r["trial"])
 
 
 def test_ray_two_node_cluster_gives_the_local_results(demo_bench, tmp_path):
     local, _ = demo_bench
     out = tmp_path / "ray-bench"
-    with RayCluster(tmp_path) as cluster:  # the demo bench's plan, travel only (4 runs)
-        proc = bench(*demo_plan("travel-flight-oneway"), "--executor", "ray", "--address", cluster.address, "--out", str(out))
+    read_only = tmp_path / "read-only"  # the worker node sees it read-only (its own mount namespace)
+    read_only.mkdir()
+    # the demo bench's plan, travel only, agent `command` only (2 runs: trial 1 drives, trial 2 idles)
+    plan = demo_plan("travel-flight-oneway", agents=(COMMAND,))
+    with RayCluster(tmp_path, worker_read_only=read_only) as cluster:
+        proc = bench(*plan, "--executor", "ray", "--address", cluster.address, "--out", str(out))
+        refused = bench(*plan, "--executor", "ray", "--address", cluster.address, "--out", str(read_only / "b"))
     assert proc.returncode == 0, proc.stderr[-3000:] + "".join(p.read_text()[-2000:] for p in cluster.logs)
-    assert _rows(out, "travel-flight-oneway") == _rows(local, "travel-flight-oneway")
+    assert _rows(out, "travel-flight-oneway", "command") == _rows(local, "travel-flight-oneway", "command")
     assert summary_cells(out) == recompute(out)
-    for label, cols in recompute(out).items():
-        assert cols["travel"] == recompute(local)[label]["travel"]
+    assert recompute(out)["command"]["travel"] == recompute(local)["command"]["travel"]
     check_rates(out)
     attempts = [json.loads((d / "bench_attempt.json").read_text()) for d in slot_dirs(out)]
-    assert len(attempts) == 4 and all(a["executor"] == "ray" for a in attempts)
+    assert len(attempts) == 2 and all(a["executor"] == "ray" for a in attempts)
     nodes = {a["node"].rsplit(":", 1)[-1] for a in attempts}
     assert len(nodes) == 2, nodes  # both nodes ran runs
     sites = [json.loads((d / "manifest.json").read_text())["sites"]["travel"] for d in slot_dirs(out)]
-    assert all(u.startswith("http://127.0.0.1:") for u in sites) and len(set(sites)) == 4
+    assert all(u.startswith("http://127.0.0.1:") for u in sites) and len(set(sites)) == 2
+
+    lines = refused.stderr.strip().splitlines()
+    assert refused.returncode == 2 and len(lines) == 1, refused.stderr[-3000:]
+    assert lines[0].startswith(f"clawrec: --out {read_only / 'b'}: Ray node {WORKER_IP} ") \
+        and "cannot write in" in lines[0] and "Read-only file system" in lines[0] \
+        and "must be a path every node shares and can write" in lines[0], lines[0]
+    assert not (read_only / "b" / "runs").exists() and not list((read_only / "b").glob(".ray-probe*"))

@@ -1,15 +1,19 @@
-"""Resume through the real CLI: `kill -9` of `clawrec bench` halfway, then the same command again — completed runs
-are not repeated, the interrupted one is retried, the table is complete. A changed spec is then refused."""
+"""Stopping and resuming through the real CLI. `clawrec bench` stopped halfway by SIGTERM (exit 143) or Ctrl-C
+(SIGINT, exit 130) stops its runs, which finalize themselves (none is left `running`); killed by kill -9, its runs
+die with it and the next bench finalizes them (status `interrupted`) before retrying them. Each time the same
+command resumes: no completed run is repeated, the stopped ones are retried, the table is complete. A changed spec
+is then refused."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
-from tests.bench.helpers import DEMO, FAST, REPO, agent_cmd, bench, bench_argv, recompute, slot_dirs, summary_cells
+from tests.bench.helpers import (DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, recompute, slot_dirs,
+                                 summary_cells)
 
 
 def _wait(pred, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
@@ -21,48 +25,88 @@ def _wait(pred, timeout: float, what: str, proc: subprocess.Popen | None = None)
         time.sleep(0.2)
 
 
-def _status(d) -> str | None:
+def _manifest(d: Path) -> dict:
     try:
-        return json.loads((d / "manifest.json").read_text()).get("status")
+        return json.loads((d / "manifest.json").read_text())
     except (OSError, ValueError):
-        return None
+        return {}
 
 
-def test_kill_9_halfway_then_resume_then_changed_spec(tmp_path):
+def _status(d: Path) -> str | None:
+    return _manifest(d).get("status")
+
+
+def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
     spec = tmp_path / "specs" / "travel-flight-oneway.yaml"
     spec.parent.mkdir()
     spec.write_text("".join(line for line in (DEMO / "travel-flight-oneway.yaml").read_text().splitlines(True)
                             if not line.startswith("reference:")))  # a copy without reference: judged on `expect`
     out = tmp_path / "bench"
-    args = [str(spec.parent), "--agent", "command", "--agent-cmd", agent_cmd("sleep"), "--trials", "3", "-j", "1",
-            "--out", str(out), *FAST]
-    proc = subprocess.Popen(bench_argv(*args), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    agent = agent_cmd("idle,hold")  # trial 1 ends at once; trials 2 and 3 are in flight until the bench is stopped
+    args = [str(spec.parent), "--agent", "command", "--agent-cmd", agent, "--trials", "3", "-j", "2",
+            "--retries", "3", "--out", str(out), *FAST]
     runs = out / "runs" / "travel-flight-oneway" / "command"
-    try:
-        _wait(lambda: _status(runs / "trial-1") == "ok" and _status(runs / "trial-2") == "running", 180,
-              "trial 1 finished and trial 2 running", proc)
-        first = json.loads((runs / "trial-1" / "manifest.json").read_text())
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    # the killed bench's run died with it (PDEATHSIG): its manifest stays `running`, no process writes there
-    _wait(lambda: not any(f"--run-dir {runs / 'trial-2'}" in _cmdline(p) for p in os.listdir("/proc") if p.isdigit()),
-          30, "the killed bench's run to end")
-    assert _status(runs / "trial-2") == "running"
+    held = [runs / "trial-2", runs / "trial-3"]
+
+    def halfway(sig: int) -> tuple[subprocess.Popen, str, str]:
+        """The same bench command again, `sig` once trial 1 is final and trials 2 and 3 are being recorded."""
+        proc = subprocess.Popen(bench_argv(*args), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            _wait(lambda: _status(runs / "trial-1") == "ok" and all(_status(d) == "running" for d in held), 300,
+                  "trial 1 final and trials 2 and 3 running", proc)
+        finally:
+            proc.send_signal(sig)
+            stdout, stderr = proc.communicate(timeout=300)
+        return proc, stdout.decode(), stderr.decode()
+
+    def nothing_running() -> None:
+        # every run directory, the kept attempts too, has a final status; no run and no agent outlives the bench
+        assert not [d for d in runs.iterdir() if d.is_dir() and _status(d) in (None, "running")], \
+            {d.name: _status(d) for d in runs.iterdir()}
+        _wait(lambda: not procs(f"--run-dir {runs}") and not procs(agent), 60, "the stopped runs' processes to end")
+
+    # SIGTERM halfway: the bench forwards it to its runs, each finalizes itself; exit 143, the table is written
+    proc, stdout, stderr = halfway(signal.SIGTERM)
+    assert proc.returncode == 143, stderr[-3000:]
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("clawrec: terminated (SIGTERM): the bench stopped its runs in progress"), stderr[-3000:]
+    assert stdout.strip().splitlines()[-1] == str(out) and (out / "summary.json").exists()
+    first = _manifest(runs / "trial-1")
+    for d in held:
+        m = _manifest(d)
+        assert (m["status"], m["stop_reason"]) == ("crashed", "terminated (SIGTERM)"), m
+        assert json.loads((d / "bench_attempt.json").read_text())["stopped"] == "the bench was stopped"
+    nothing_running()
+
+    # Ctrl-C (SIGINT) on the resumed bench: the same shape, exit 130
+    proc, _, stderr = halfway(signal.SIGINT)
+    assert proc.returncode == 130 and "1 already final, 2 to do" in stderr, stderr[-3000:]
+    assert stderr.strip().splitlines()[-1].startswith("clawrec: interrupted: the bench stopped its runs")
+    assert all((_status(d), _manifest(d)["stop_reason"]) == ("crashed", "interrupted") for d in held)
+    nothing_running()
+
+    # kill -9: the runs die with the bench (PDEATHSIG) and stay `running` until the next bench finalizes them
+    proc, _, _ = halfway(signal.SIGKILL)
+    assert proc.returncode == -signal.SIGKILL
+    _wait(lambda: not procs(f"--run-dir {runs}"), 60, "the killed bench's runs to end")
+    assert all(_status(d) == "running" for d in held)
 
     again = bench(*args)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "1 already final, 2 to do" in again.stderr
-    assert json.loads((runs / "trial-1" / "manifest.json").read_text())["id"] == first["id"]  # not repeated
+    assert "2 run(s) left `running` by a killed bench finalized (status interrupted)" in again.stderr
+    assert _manifest(runs / "trial-1")["id"] == first["id"]  # never repeated
     dirs = slot_dirs(out)
-    assert [d.name for d in dirs] == ["trial-1", "trial-2", "trial-3"]
-    assert all(_status(d) == "ok" for d in dirs)
-    kept = sorted(p.name for p in runs.iterdir() if ".attempt-" in p.name)
-    assert kept == ["trial-2.attempt-1"]  # the interrupted attempt, kept aside for forensics
-    assert json.loads((runs / "trial-2" / "bench_attempt.json").read_text())["attempt"] == 2
+    assert [d.name for d in dirs] == ["trial-1", "trial-2", "trial-3"] and all(_status(d) == "ok" for d in dirs)
+    for d in held:  # every stopped attempt kept aside for forensics, each finalized, the 4th attempt completed
+        assert [_manifest(d.with_name(f"{d.name}.attempt-{n}")).get("stop_reason", "")[:20] for n in (1, 2, 3)] == \
+            ["terminated (SIGTERM)", "interrupted", "clawrec was killed b"]
+        assert _status(d.with_name(f"{d.name}.attempt-3")) == "interrupted"
+        assert json.loads((d / "bench_attempt.json").read_text())["attempt"] == 4
+    nothing_running()
     assert summary_cells(out) == recompute(out) and recompute(out)["command"]["overall"]["stage1"] == (0, 3)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert [r["attempts"] for r in rows] == [1, 2, 1] and all(r["outcome"] == "fail" for r in rows)
+    assert [r["attempts"] for r in rows] == [1, 4, 4] and all(r["outcome"] == "fail" for r in rows)
 
     # a changed spec on resume: one clear line, exit 2, nothing touched
     spec.write_text(spec.read_text().replace("time_s: 900", "time_s: 901"))
@@ -72,11 +116,3 @@ def test_kill_9_halfway_then_resume_then_changed_spec(tmp_path):
     assert len(lines) == 1 and lines[0].startswith(f"clawrec: {out / 'bench.json'}: spec {spec} changed") \
         and "--replan" in lines[0], refused.stderr
     assert bench(str(out)).returncode == 2  # resuming from the folder alone checks the pinned specs too
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""

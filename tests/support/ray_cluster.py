@@ -38,8 +38,11 @@ def node_ports() -> list[str]:
 
 
 class RayCluster:
-    def __init__(self, tmp: Path, browsers_per_node: int = 1) -> None:
+    def __init__(self, tmp: Path, browsers_per_node: int = 1, worker_read_only: Path | None = None) -> None:
+        """`worker_read_only`: a folder the worker node sees read-only (a bind mount in its own mount namespace,
+        `unshare`, root), as a node sees a bench folder it cannot write; the head and the test see it writable."""
         self.tmp = tmp
+        self.worker_read_only = worker_read_only
         # Ray's session sockets live below --temp-dir and AF_UNIX paths are capped at 107 bytes: a short folder
         self.temp_dir = tempfile.mkdtemp(prefix="clawrec-ray-", dir="/tmp")
         self.port = free_port()
@@ -47,6 +50,11 @@ class RayCluster:
         self.browsers = browsers_per_node
         self.procs: list[subprocess.Popen] = []
         self.logs: list[Path] = []
+
+    def _wrap(self, argv: list[str]) -> list[str]:
+        d = str(self.worker_read_only)
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', d, *argv]
 
     def _start(self, name: str, ip: str, args: list[str], tries: int = 3) -> None:
         """Ray gives a node 30 s (hard-coded) to register; on a machine under heavy load that can pass: try again."""
@@ -63,9 +71,11 @@ class RayCluster:
         self.logs.append(log)
         out = open(log, "w")
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_IMPORT_WARNING": "1"}
-        proc = subprocess.Popen([str(RAY), "start", "--block", f"--node-ip-address={ip}", "--num-cpus=1",
-                                 f'--resources={{"browser": {self.browsers}}}', "--disable-usage-stats",
-                                 *node_ports(), *args], stdout=out, stderr=subprocess.STDOUT,
+        argv = [str(RAY), "start", "--block", f"--node-ip-address={ip}", "--num-cpus=1",
+                f'--resources={{"browser": {self.browsers}}}', "--disable-usage-stats", *node_ports(), *args]
+        if name.startswith("worker") and self.worker_read_only is not None:
+            argv = self._wrap(argv)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True, env=env)
         self.procs.append(proc)
         end = time.monotonic() + timeout
