@@ -72,6 +72,14 @@ def bench_lock(root: Path):
         os.close(fd)
 
 
+def finalize_killed(path: Path) -> bool:
+    """A run whose process was killed (by its deadline, by a dying bench) keeps no `running` manifest: it is finalized
+    as `clawrec judge`/`view` would (clawrec/unfinished.py: status `interrupted`, layers recovered)."""
+    if manifest_status(path) != "running":
+        return False
+    return finalize_if_dead(path, "bench", quiet=True) == "interrupted"
+
+
 class Bench:
     def __init__(self, opts: BenchOptions, executor: Executor, progress: Progress) -> None:
         self.opts, self.executor, self.progress = opts, executor, progress
@@ -135,10 +143,12 @@ class Bench:
             res = await self.executor.run(job)
         except asyncio.CancelledError:  # the bench was stopped: the run was stopped with it (finalized, retried later)
             self._record(path, job, attempt, {"exit_code": None, "stopped": "the bench was stopped"})
+            finalize_killed(path)  # killed only if it did not end within STOP_WAIT_S
             raise
         t1 = time.monotonic()
         self._record(path, job, attempt, {"exit_code": res.exit_code, "elapsed": res.elapsed, "killed": res.killed,
                                           "error": res.error, "node": res.node})
+        await asyncio.to_thread(finalize_killed, path)  # killed at its deadline or its worker died: made final
         st = read_slot(root, slot)
         self.overhead.append(max(0.0, (time.monotonic() - t1) + ((t1 - t0) - res.elapsed)))
         return st
@@ -164,7 +174,7 @@ class Bench:
             end = time.monotonic() + LOCK_WAIT_S
             while lock.state(path) == "live" and time.monotonic() < end:
                 time.sleep(0.2)
-            n += finalize_if_dead(path, "bench", quiet=True) == "interrupted"
+            n += finalize_killed(path)
         return n
 
     async def _slot(self, slot: Slot, st: SlotState) -> None:

@@ -1,12 +1,15 @@
-"""Failures are told apart: a wedged run is killed at its deadline (infrastructure failure), a crashing agent is an
-outcome (agent_error, judged FAIL), a judge answering HTTP 500 gives judge_inconclusive (never FAIL), and
-`clawrec bench DIR --rejudge` fixes it once the judge answers."""
+"""Failures are told apart: a wedged run is killed at its deadline (infrastructure failure; its manifest is then
+finalized, status `interrupted`), a crashing agent is an outcome (agent_error, judged FAIL), a judge answering HTTP
+500 gives judge_inconclusive (never FAIL), and `clawrec bench DIR --rejudge` fixes it once the judge answers."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 
-from tests.bench.helpers import DEMO, FAST, agent_cmd, bench, procs, slot_dirs
+import pytest
+
+from tests.bench.helpers import DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, slot_dirs
 from tests.evaluator.anthropic_server import ScriptedAnthropic
 from tests.evaluator.judge_script import flaky, good_judge
 
@@ -15,22 +18,23 @@ def _rows(out):
     return {r["trial"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
 
 
-def test_a_wedged_run_is_killed_at_its_deadline(tmp_path):
-    out = tmp_path / "bench"
-    proc = bench(str(DEMO), "--ids", "travel-flight-oneway", "--agent", "command", "--agent-cmd", agent_cmd("hang"),
-                 "--time-limit", "3", "--deadline-margin", "15", "--retries", "0", "--out", str(out), *FAST)
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    assert proc.stderr.strip().splitlines()[-1].startswith("clawrec: 1 run(s) ended in an infrastructure failure")
-    hang = _rows(out)[1]
-    assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 18 s")
-    assert json.loads((out / hang["run_dir"] / "manifest.json").read_text())["status"] == "running"
-    assert not procs(str(out / hang["run_dir"]))
-    s = json.loads((out / "summary.json").read_text())
-    assert s["rows"][0]["columns"]["overall"]["stage1"]["n"] == 0 and s["totals"]["infra"] == 1
-    assert any("infrastructure" in n for n in s["notes"])
+@pytest.fixture(scope="module")
+def wedged(tmp_path_factory):
+    """The wedged bench, started in the background when this module starts: its run sits stopped (no CPU) until the
+    deadline, so that wait overlaps the other bench of this module instead of adding to the suite's time."""
+    out = tmp_path_factory.mktemp("wedged") / "bench"
+    proc = subprocess.Popen(bench_argv(str(DEMO), "--ids", "travel-flight-oneway", "--agent", "command",
+                                       "--agent-cmd", agent_cmd("hang"), "--time-limit", "10", "--deadline-margin", "8",
+                                       "--retries", "0", "--out", str(out), *FAST),
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    yield out, proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
 
 
-def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(tmp_path):
+def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(wedged, tmp_path):
+    # `wedged` only starts the wedged bench now (checked by the next test), so both benches run at once
     out = tmp_path / "bench"
     args = [str(DEMO), "--ids", "travel-flight-oneway", "--agent", "command", "--agent-cmd", agent_cmd("crash,drive"),
             "--trials", "2", "-j", "2", "--judge", "llm", "--out", str(out), *FAST]
@@ -60,3 +64,17 @@ def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(t
     assert json.loads((out / rows[2]["run_dir"] / "verdict.json").read_text())["judge"] == "llm"
     assert len(slot_dirs(out)) == 2 and not list((out / "runs").glob("*/*/*.attempt-*"))  # judged, not re-run
 
+
+def test_a_wedged_run_is_killed_at_its_deadline(wedged):
+    out, proc = wedged
+    _, stderr = proc.communicate(timeout=400)
+    assert proc.returncode == 1, stderr[-3000:]
+    assert stderr.strip().splitlines()[-1].startswith("clawrec: 1 run(s) ended in an infrastructure failure")
+    hang = _rows(out)[1]
+    assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 18 s")
+    m = json.loads((out / hang["run_dir"] / "manifest.json").read_text())  # killed, then finalized by the bench
+    assert m["status"] == "interrupted" and "finalized by `clawrec bench`" in m["stop_reason"], m
+    assert not procs(str(out / hang["run_dir"]))
+    s = json.loads((out / "summary.json").read_text())
+    assert s["rows"][0]["columns"]["overall"]["stage1"]["n"] == 0 and s["totals"]["infra"] == 1
+    assert any("infrastructure" in n for n in s["notes"])

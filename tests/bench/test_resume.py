@@ -42,18 +42,18 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
     spec.write_text("".join(line for line in (DEMO / "travel-flight-oneway.yaml").read_text().splitlines(True)
                             if not line.startswith("reference:")))  # a copy without reference: judged on `expect`
     out = tmp_path / "bench"
-    agent = agent_cmd("idle,hold")  # trial 1 ends at once; trials 2 and 3 are in flight until the bench is stopped
-    args = [str(spec.parent), "--agent", "command", "--agent-cmd", agent, "--trials", "3", "-j", "2",
+    agent = agent_cmd("idle,hold")  # trial 1 ends at once; trial 2 is in flight until the bench is stopped
+    args = [str(spec.parent), "--agent", "command", "--agent-cmd", agent, "--trials", "2", "-j", "2",
             "--retries", "3", "--out", str(out), *FAST]
     runs = out / "runs" / "travel-flight-oneway" / "command"
-    held = [runs / "trial-2", runs / "trial-3"]
+    held = [runs / "trial-2"]
 
     def halfway(sig: int) -> tuple[subprocess.Popen, str, str]:
-        """The same bench command again, `sig` once trial 1 is final and trials 2 and 3 are being recorded."""
+        """The same bench command again, `sig` once trial 1 is judged and trial 2 is being recorded."""
         proc = subprocess.Popen(bench_argv(*args), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            _wait(lambda: _status(runs / "trial-1") == "ok" and all(_status(d) == "running" for d in held), 300,
-                  "trial 1 final and trials 2 and 3 running", proc)
+            _wait(lambda: (runs / "trial-1" / "verdict.json").exists() and all(_status(d) == "running" for d in held),
+                  300, "trial 1 judged and trial 2 running", proc)
         finally:
             proc.send_signal(sig)
             stdout, stderr = proc.communicate(timeout=300)
@@ -80,7 +80,7 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
 
     # Ctrl-C (SIGINT) on the resumed bench: the same shape, exit 130
     proc, _, stderr = halfway(signal.SIGINT)
-    assert proc.returncode == 130 and "1 already final, 2 to do" in stderr, stderr[-3000:]
+    assert proc.returncode == 130 and "1 already final, 1 to do" in stderr, stderr[-3000:]
     assert stderr.strip().splitlines()[-1].startswith("clawrec: interrupted: the bench stopped its runs")
     assert all((_status(d), _manifest(d)["stop_reason"]) == ("crashed", "interrupted") for d in held)
     nothing_running()
@@ -93,20 +93,20 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
 
     again = bench(*args)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "1 already final, 2 to do" in again.stderr
-    assert "2 run(s) left `running` by a killed bench finalized (status interrupted)" in again.stderr
+    assert "1 already final, 1 to do" in again.stderr
+    assert "1 run(s) left `running` by a killed bench finalized (status interrupted)" in again.stderr
     assert _manifest(runs / "trial-1")["id"] == first["id"]  # never repeated
     dirs = slot_dirs(out)
-    assert [d.name for d in dirs] == ["trial-1", "trial-2", "trial-3"] and all(_status(d) == "ok" for d in dirs)
+    assert [d.name for d in dirs] == ["trial-1", "trial-2"] and all(_status(d) == "ok" for d in dirs)
     for d in held:  # every stopped attempt kept aside for forensics, each finalized, the 4th attempt completed
         assert [_manifest(d.with_name(f"{d.name}.attempt-{n}")).get("stop_reason", "")[:20] for n in (1, 2, 3)] == \
             ["terminated (SIGTERM)", "interrupted", "clawrec was killed b"]
         assert _status(d.with_name(f"{d.name}.attempt-3")) == "interrupted"
         assert json.loads((d / "bench_attempt.json").read_text())["attempt"] == 4
     nothing_running()
-    assert summary_cells(out) == recompute(out) and recompute(out)["command"]["overall"]["stage1"] == (0, 3)
+    assert summary_cells(out) == recompute(out) and recompute(out)["command"]["overall"]["stage1"] == (0, 2)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert [r["attempts"] for r in rows] == [1, 4, 4] and all(r["outcome"] == "fail" for r in rows)
+    assert [r["attempts"] for r in rows] == [1, 4] and all(r["outcome"] == "fail" for r in rows)
 
     # a changed spec on resume: one clear line, exit 2, nothing touched
     spec.write_text(spec.read_text().replace("time_s: 900", "time_s: 901"))
