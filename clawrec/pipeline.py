@@ -283,6 +283,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.options["redactor"] = rec.agent_log.writer.redactor  # what an agent program prints: the same policy
         icpt.failclosed.watch_file(task_file)  # secrets in clear: removed by the watchdog if clawrec is killed
         ctx.on_process_group = icpt.failclosed.watch_group
+        ctx.on_private_path = icpt.failclosed.watch_file  # OpenClaw's prompt and state: the same
         time_limit = float(req.time_limit or spec.limits.time_s)
         rec.base["agent_start_t"] = clock.now()
         _notify(req, f"clawrec: {agent_name(req)} agent started on {spec.start_url} (run {run_dir})")

@@ -11,8 +11,8 @@ a live browser would let the terminal submission leave. Three layers:
    terminal requests in 1 of ~10 runs (measured), because Chrome's detach raced the watchdog's kill;
 3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
 Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path;
-files given to `watch_file` (the agent's task file, secrets in clear) are removed by the watchdog when it ends, so
-they do not outlive a SIGKILLed clawrec either.
+files and directories given to `watch_file` (the agent's task file, OpenClaw's private state: secrets in clear) are
+removed by the watchdog when it ends, so they do not outlive a SIGKILLed clawrec either.
 """
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ class FailClosed:
         self._tell(f"group {entry[0]} {entry[1]}\n")
 
     def watch_file(self, path: str | Path) -> bool:
-        """Have the watchdog remove `path` (absolute) when it ends: at once if this process dies (even by SIGKILL),
-        else when the interceptor disarms or trips. False: no watchdog runs (the caller must remove it)."""
+        """Have the watchdog remove `path` (a file, or a directory with all it holds) when it ends: at once if this
+        process dies (even by SIGKILL), else when the interceptor disarms or trips. False: no watchdog runs (the
+        caller must remove it)."""
         return self._tell(f"file {os.path.abspath(path)}\n")
 
     def _tell(self, line: str) -> bool:

@@ -4,8 +4,9 @@ Why: PDEATHSIG only covers a browser we launched ourselves; `clawrec intercept -
 else's. The interceptor holds the write end of our stdin; the kernel closes it when the interceptor dies, so EOF
 without the word `disarm` means "kill the browser now". Lines `group PID STARTTIME` name process groups (an agent
 program and everything it started) killed with the browser, so no agent outlives clawrec. Lines `file PATH` name
-files that must not outlive the interceptor (the agent's task file, secrets in clear): removed at EOF, disarmed or
-not (after the groups are killed).
+files or directories that must not outlive the interceptor (the agent's task file, an agent's private state
+directory: secrets in clear): removed at EOF, disarmed or not (after the groups are killed; a directory with all it
+holds).
 Usage: python -m interceptor.watchdog PID STARTTIME
 """
 
@@ -76,7 +77,12 @@ def files_in(data: bytes) -> list[str]:
 def remove_files(paths: list[str]) -> None:
     for path in paths:
         try:
-            os.unlink(path)
+            if os.path.isdir(path) and not os.path.islink(path):
+                import shutil  # only when a directory was named: the watchdog starts on every run
+
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
         except OSError:
             pass
 

@@ -47,6 +47,9 @@ class AgentContext:
     # An adapter that starts a program in its own process group reports the group leader's pid here: the fail-closed
     # watchdog then kills that group with the browser, even when clawrec itself is SIGKILLed (no orphan agent).
     on_process_group: Callable[[int], None] | None = None
+    # An adapter that keeps the task in clear outside the run directory (OpenClaw's prompt and state, in a private
+    # temp directory) reports that path here: the watchdog removes it if clawrec is SIGKILLed before the adapter can.
+    on_private_path: Callable[[Path], object] | None = None
 
 
 @dataclass

@@ -1,33 +1,44 @@
 """`openclaw`: the real OpenClaw agent (npm, Node 24) attached to our instrumented Chromium.
 
 Why a subprocess per run with its own state dir: `openclaw agent exec` is OpenClaw's headless one-turn entry point;
-it owns its state dir exclusively, so two runs never share one. Everything it writes (config, state, SQLite
-transcript, logs, stdout/stderr) stays under <run_dir>/openclaw/. Its transcript is turned into agent.jsonl while
-it runs; cancelling run() kills its whole process group.
+it owns its state dir exclusively, so two runs never share one. Why that state dir is NOT in the run directory: what
+OpenClaw writes itself (its prompt, SQLite transcript and state, log) holds the task as it got it, secrets in clear.
+So its config, state, workspace, home and prompt live in a private temp directory (mode 0700) outside the run
+directory, which the fail-closed watchdog removes if clawrec is killed and run() removes when it ends. The run
+directory gets, through the run's redaction policy (rundir/redact.py): its transcript turned into agent.jsonl while
+it runs, its stdout/stderr as they stream (openclaw/stdout.json, openclaw/stderr.log), and at the end copies of its
+log and config (openclaw/openclaw.log, openclaw/openclaw.json). Cancelling run() kills its whole process group.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
-from clawrec.agents.openclaw_config import build_config, find_install, free_port_block, resolve_provider, write_config
+from clawrec.agents.openclaw_config import (Install, Provider, build_config, find_install, free_port_block,
+                                            resolve_provider, write_config)
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
+from clawrec.agents.output import RedactedPipe, copy_redacted
 from clawrec.agents.usage import UsageTotals
+from rundir.redact import Redactor
 
+log = logging.getLogger("clawrec.openclaw")
 POLL_S = 0.25
 DEFAULT_TIMEOUT_S = 1800
 UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only reads files below this root
 SECRET_KEY = re.compile(r"pass(word|code|phrase)?$|secret|token|cvc|cvv|pin$", re.I)
 MASK = "••••••"
+LOG = "openclaw.log"
 
 
 def build_prompt(ctx: AgentContext, files: list[str]) -> str:
@@ -102,6 +113,18 @@ def stage_uploads(files: list[str], run_id: str) -> tuple[list[str], Path | None
         return list(files), None
 
 
+def keep_redacted(private: Path, base: Path, redactor: Redactor) -> None:
+    """End of a run: OpenClaw's log and config into the run directory through the redaction policy (the transcript
+    is already in agent.jsonl), then its private directory removed with everything in clear."""
+    try:
+        copy_redacted(private / LOG, base / LOG, redactor)
+        copy_redacted(private / "state" / "openclaw.json", base / "openclaw.json", redactor)
+    except OSError as exc:  # a full disk: the run's write guard reports it; the secrets still go
+        log.warning("cannot keep OpenClaw's log and config: %s", exc)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
 class OpenClawAgent:
     """Runs `openclaw agent exec` once against the run's browser and model provider."""
 
@@ -116,13 +139,27 @@ class OpenClawAgent:
         install = find_install(ctx.options.get("openclaw_dir"))
         provider = resolve_provider(ctx.model)
         base = Path(ctx.run_dir) / "openclaw"
-        state, workspace, home = base / "state", base / "workspace", base / "home"
+        base.mkdir(parents=True, exist_ok=True)
+        private = Path(tempfile.mkdtemp(prefix="clawrec-openclaw-"))  # mode 0700, like the agent's task file
+        if ctx.on_private_path is not None:
+            ctx.on_private_path(private)
+        secrets = secret_values(ctx.task.user)
+        # The run's policy (its secret values); alone (no pipeline), the user's secret-named values of 6+ characters.
+        redactor = ctx.options.get("redactor") or Redactor(v for _, v in secrets if len(v) >= 6)
+        try:
+            return await self._run(ctx, install, provider, base, private, secrets, redactor)
+        finally:
+            await asyncio.shield(asyncio.to_thread(keep_redacted, private, base, redactor))
+
+    async def _run(self, ctx: AgentContext, install: Install, provider: Provider, base: Path, private: Path,
+                   secrets: list[tuple[str, str]], redactor: Redactor) -> AgentResult:
+        state, workspace, home = private / "state", private / "workspace", private / "home"
         for folder in (state, workspace, home):
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir()
         config_path = write_config(state, build_config(provider=provider, cdp_url=ctx.cdp_url, workspace=workspace,
-                                                       log_file=base / "openclaw.log", gateway_port=free_port_block()))
+                                                       log_file=private / LOG, gateway_port=free_port_block()))
         files, staged_dir = stage_uploads(list(ctx.task.files), uuid.uuid4().hex[:12])
-        prompt_path = base / "prompt.txt"
+        prompt_path = private / "prompt.txt"
         prompt_path.write_text(build_prompt(ctx, files), encoding="utf-8")
         limits = ctx.task.limits or {}
         timeout_s = int(ctx.options.get("openclaw_timeout_s") or limits.get("time_s") or DEFAULT_TIMEOUT_S)
@@ -134,9 +171,8 @@ class OpenClawAgent:
                "HOME": str(home), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
                "NO_COLOR": "1", "FORCE_COLOR": "0"}
         ctx.log("system", f"openclaw {install.version} agent exec, model {provider.name}/{provider.model_id}",
-                tool="openclaw", base_url=provider.base_url, api=provider.api)
+                tool="openclaw", base_url=provider.base_url, api=provider.api, private_dir=str(private))
         reader = TranscriptReader(state)
-        secrets = secret_values(ctx.task.user)
         tool_calls = 0
         totals = UsageTotals(f"{provider.name}/{provider.model_id}")  # usage from the transcript, per model reply
 
@@ -149,13 +185,17 @@ class OpenClawAgent:
                     totals.add(rec.fields["usage"])
             return count
 
-        with open(base / "stdout.json", "wb") as out, open(base / "stderr.log", "wb") as err:
-            try:
-                proc = await asyncio.create_subprocess_exec(
-                    *argv, stdout=out, stderr=err, stdin=asyncio.subprocess.DEVNULL, cwd=str(workspace), env=env,
-                    preexec_fn=new_group_dying_with_parent)
-            except OSError as exc:
-                raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
+        out, err = RedactedPipe(base / "stdout.json", redactor), RedactedPipe(base / "stderr.log", redactor)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdout=out.fd, stderr=err.fd, stdin=asyncio.subprocess.DEVNULL, cwd=str(workspace), env=env,
+                preexec_fn=new_group_dying_with_parent)
+        except OSError as exc:
+            await self._close(out, err)
+            raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
+        finally:
+            out.started()
+            err.started()
         if ctx.on_process_group is not None:
             ctx.on_process_group(proc.pid)
         stopped = ""
@@ -179,6 +219,7 @@ class OpenClawAgent:
         finally:
             if proc.returncode is None:
                 await asyncio.shield(self._kill(proc))
+            await self._close(out, err)
             if staged_dir:
                 shutil.rmtree(staged_dir, ignore_errors=True)
         tool_calls += drain()
@@ -196,6 +237,11 @@ class OpenClawAgent:
         if t0 and fields.get("epoch"):
             fields["t"] = round(fields["epoch"] - float(t0), 6)
         ctx.log(rec.role, mask(rec.content, secrets), **fields)
+
+    @staticmethod
+    async def _close(*pipes: RedactedPipe) -> None:
+        """What OpenClaw printed is all in the run directory (redacted) before stdout.json is read."""
+        await asyncio.shield(asyncio.gather(*(asyncio.to_thread(p.close) for p in pipes)))
 
     @staticmethod
     async def _kill(proc: asyncio.subprocess.Process, grace: float = 1.0) -> None:

@@ -1,4 +1,4 @@
-"""An agent program's stdout/stderr into the run directory, through the redaction policy as it streams.
+"""An agent program's stdout/stderr (and files it wrote elsewhere) into the run directory, through the redaction policy.
 
 Why not hand the program the log files: what it prints (a task file it dumps, a password it echoes) would reach the
 run directory in clear. A pipe is read by one thread per stream (never the event loop: a busy loop must not stall
@@ -74,3 +74,17 @@ class RedactedPipe:
         except OSError:
             with contextlib.suppress(OSError):
                 self._out.close()
+
+
+def copy_redacted(src: str | Path, dest: str | Path, redactor: Redactor) -> bool:
+    """Copy `src` (a file an agent wrote outside the run directory: OpenClaw's log and config) to `dest` with the
+    policy's secret values replaced, in bounded chunks. False when `src` cannot be read (nothing written)."""
+    stream = StreamRedactor(redactor)
+    try:
+        with open(src, "rb") as fin, open(dest, "wb") as fout:
+            while chunk := fin.read(READ_SIZE):
+                fout.write(stream.feed(chunk))
+            fout.write(stream.end())
+    except FileNotFoundError:
+        return False
+    return True

@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import re
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -21,11 +20,13 @@ import pytest
 from aiohttp import web
 
 from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
-from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, mask, secret_values
+from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, keep_redacted, mask, secret_values
+from clawrec.agents.output import READ_SIZE
 from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
-from clawrec.agents.openclaw_transcript import DB_RELPATH, MAX_RESULT_CHARS, event_records
+from clawrec.agents.openclaw_transcript import MAX_RESULT_CHARS, event_records
 from recorder.browser import launch_browser
 from rundir.records import AGENT, JsonlWriter, RunClock, read_jsonl
+from rundir.redact import REDACTED, Redactor
 from tests.support.model_script import History, Turn, steps
 from tests.support.model_script import browser as call
 from tests.support.model_server import ModelServer
@@ -156,9 +157,10 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
     assert site.posts == [{"name": "Alex Doe", "email": USER["email"],
                            "doc": ("12 Main Street, Springfield\n", "proof.txt")}]  # B never submitted
     assert {r.path for r in requests_b} == {"/v1/chat/completions"} and requests_b[0].body["model"] == "gpt-scripted"
-    assert [r["role"] for r in read_jsonl(run_b / AGENT)[0]].count("tool_call") >= 2
-    assert _openclaw_pids(run_b) == []
-    ports = [json.loads((d / "openclaw/state/openclaw.json").read_text())["gateway"]["port"] for d in (tmp_path, run_b)]
+    records_b = read_jsonl(run_b / AGENT)[0]
+    assert [r["role"] for r in records_b].count("tool_call") >= 2
+    assert openclaw_pids(Path(records_b[0]["private_dir"])) == []
+    ports = [json.loads((d / "openclaw/openclaw.json").read_text())["gateway"]["port"] for d in (tmp_path, run_b)]
     assert abs(ports[0] - ports[1]) > 10
     # Every model call went to our endpoint over the Anthropic wire format, streaming, with the key redacted.
     assert {r.path for r in requests} == {"/v1/messages"} and all(r.body["stream"] for r in requests)
@@ -177,16 +179,17 @@ def test_two_openclaw_runs_at_once_over_anthropic_and_openai(browser, tmp_path, 
     snapshot = results[1]["content"]
     assert 'textbox "Full name"' in snapshot and "Clause 79" in snapshot  # the large (zstd-stored) row decoded
     assert [bool(r.get("snapshot")) for r in results] == [False, True, False, False, False, False]  # the report's
-    db = sqlite3.connect(tmp_path / "openclaw/state" / DB_RELPATH)
-    assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
-    db.close()
     order = [r["role"] for r in records]
     assert order[0] == "system" and order[1] == "user" and order[-1] == "assistant"
     assert records[-1]["content"] == "I applied for the library card."
     times = [r["t"] for r in records]
     assert times == sorted(times) and 0 <= times[0] and times[-1] < 240
-    # OpenClaw's own files stay in the run dir; the config points at our browser and holds no secret.
-    config = json.loads((tmp_path / "openclaw/state/openclaw.json").read_text())
+    # OpenClaw's prompt and state lived in a private directory outside the run dir, gone now; the run dir keeps its
+    # log, config, stdout and stderr (redacted). The config points at our browser and holds no secret.
+    private = Path(records[0]["private_dir"])
+    assert tmp_path not in private.parents and not private.exists() and not Path(records_b[0]["private_dir"]).exists()
+    assert sorted(os.listdir(tmp_path / "openclaw")) == ["openclaw.json", "openclaw.log", "stderr.log", "stdout.json"]
+    config = json.loads((tmp_path / "openclaw/openclaw.json").read_text())
     assert config["browser"]["profiles"]["clawrec"] == {"cdpUrl": browser.http_url, "attachOnly": True}
     # Its own loopback services sit on ports derived from a per-run gateway port, never the shared defaults.
     relay = re.search(r"listening on 127\.0\.0\.1:(\d+)", (tmp_path / "openclaw/stderr.log").read_text())
@@ -268,9 +271,26 @@ def test_passwords_and_card_codes_are_masked_but_refs_survive():
         f"- password: {MASK}\n- card.cvc: {MASK}\n- card.number: 4242\n")
 
 
-def _openclaw_pids(run_dir: Path) -> list[int]:
-    """Live processes whose command line names this run's OpenClaw state dir."""
-    needle = str(run_dir / "openclaw" / "state").encode()
+def test_log_and_config_are_kept_redacted_and_the_private_dir_goes(tmp_path):
+    """The end of a run: OpenClaw's log (a value cut by the copy's chunking too) and config reach the run dir with the
+    run's secret values replaced; its private directory is removed."""
+    private, base = tmp_path / "private", tmp_path / "run" / "openclaw"
+    (private / "state").mkdir(parents=True)
+    base.mkdir(parents=True)
+    secret = "Opal-Heron-5521!"
+    log = "x" * (READ_SIZE - 5) + f"prompt: {secret}\n" + f'{{"text": {json.dumps(secret)}}}\n'
+    (private / "openclaw.log").write_text(log)
+    (private / "state" / "openclaw.json").write_text('{"gateway": {"port": 1}}\n')
+    (private / "prompt.txt").write_text(secret)
+    keep_redacted(private, base, Redactor([secret]))
+    assert (base / "openclaw.log").read_text() == log.replace(secret, REDACTED)
+    assert json.loads((base / "openclaw.json").read_text()) == {"gateway": {"port": 1}}
+    assert not private.exists() and sorted(os.listdir(base)) == ["openclaw.json", "openclaw.log"]
+
+
+def openclaw_pids(private_dir: Path) -> list[int]:
+    """Live processes whose command line names this run's OpenClaw private directory (agent.jsonl's first record)."""
+    needle = str(private_dir).encode()
     pids = []
     for entry in Path("/proc").iterdir():
         try:

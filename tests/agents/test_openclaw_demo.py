@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
 from clawrec.agents.openclaw import secret_values
-from clawrec.agents.openclaw_transcript import DB_RELPATH
+from tests.agents.test_openclaw import openclaw_pids
 from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
 from tests.support.model_server import ModelServer
 
@@ -29,20 +28,6 @@ TASKS = [
     ("shop", "shop-trail-order", "shop", "/graphql", "openai"),
     ("social", "social-status-update", "social", "/api/posts", "anthropic"),
 ]
-
-
-def openclaw_pids(run_dir: Path) -> list[int]:
-    """Live processes whose command line names this run's OpenClaw state dir."""
-    needle = str(run_dir / "openclaw" / "state").encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and needle in (entry / "cmdline").read_bytes():
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                    pids.append(int(entry.name))
-        except OSError:
-            continue
-    return pids
 
 
 @pytest.mark.parametrize("script, spec_id, site, terminal, provider", TASKS, ids=[t[1] for t in TASKS])
@@ -88,12 +73,11 @@ def test_openclaw_completes_demo_task(script, spec_id, site, terminal, provider,
     assert [v for _, v in secret_values(task_user) if len(v) >= 6 and v in text] == []  # e.g. the jobs password
     times = [r["t"] for r in log]
     assert times == sorted(times) and times[-1] <= m.get("stop_t", times[-1]) + 5
-    # OpenClaw's own files stay in the run dir, without the key; its process group is gone.
+    # OpenClaw's log and config are in the run dir, without the key; its private state dir and process group are gone.
     oc = run_dir / "openclaw"
-    assert "sk-test-secret-123" not in (oc / "state" / "openclaw.json").read_text()
+    assert "sk-test-secret-123" not in (oc / "openclaw.json").read_text()
     assert (oc / "openclaw.log").stat().st_size > 0 and (oc / "stderr.log").exists()
-    db = sqlite3.connect(oc / "state" / DB_RELPATH)
-    assert db.execute("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL").fetchone()[0] >= 1
-    db.close()
+    private = Path(next(r["private_dir"] for r in log if r.get("private_dir")))
+    assert not private.exists() and not (oc / "state").exists()
     # The run stopped OpenClaw right after the catch (it was still running), and its whole process group died.
-    assert m["stop_t"] - m["catch_t"] < 10 and openclaw_pids(run_dir) == []
+    assert m["stop_t"] - m["catch_t"] < 10 and openclaw_pids(private) == []
