@@ -149,7 +149,8 @@ async def run_async(job: Job, stop_signal: Callable[[], int] = lambda: signal.SI
 
 
 def run_sync(job: Job) -> ChildResult:
-    """The same for a worker thread without an event loop (a Ray task)."""
+    """The same for a worker thread without an event loop (a Ray task). Cancelled (KeyboardInterrupt: Ray's
+    cancel): the run gets SIGTERM and is waited for, as in run_async."""
     started = time.time()
     with open(job.log_path, "ab") as log:
         proc = subprocess.Popen(job.argv, stdout=log, stderr=log, **_popen_args(job))
@@ -160,6 +161,14 @@ def run_sync(job: Job) -> ChildResult:
         killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
         kill_group(proc.pid)
         proc.wait()
+    except KeyboardInterrupt:  # the Ray task was cancelled (the bench is stopping): the run ends with it, finalized
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(STOP_WAIT_S)
+        kill_group(proc.pid)
+        proc.wait()
+        raise
     kill_group(proc.pid)
     return _result(job, proc.returncode, started, killed)
 

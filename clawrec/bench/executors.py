@@ -10,11 +10,12 @@ same `clawrec run` child (with the same deadline) on the worker, writing into DI
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from clawrec.bench.child import ChildResult, Job, run_async, run_sync
+from clawrec.bench.child import STOP_WAIT_S, ChildResult, Job, run_async, run_sync
 from clawrec.bench.shared_dir import check_shared
 from clawrec.errors import UsageError
 
@@ -93,8 +94,10 @@ class RayExecutor:
         ref = self._remote.remote(job.to_dict())
         try:
             data = await ref
-        except asyncio.CancelledError:
-            self._ray.cancel(ref, force=True)
+        except asyncio.CancelledError:  # the bench is stopping: the task stops its run (SIGTERM, finalized)
+            self._ray.cancel(ref, force=False)
+            await _settle(ref.future(), STOP_WAIT_S + 30)
+            self._ray.cancel(ref, force=True)  # a task that did not end in time (nothing if it ended)
             raise
         except self._ray.exceptions.RayError as exc:  # the worker or node died: an infrastructure failure
             return ChildResult(exit_code=None, elapsed=0.0, error=f"ray: {type(exc).__name__}: {exc}"[:500])
@@ -102,6 +105,18 @@ class RayExecutor:
 
     def close(self) -> None:
         self._ray.shutdown()
+
+
+async def _settle(fut: Any, timeout: float) -> None:
+    """Wait (at most `timeout`) for a cancelled Ray task to end; further cancellations must not cut the wait short."""
+    waiter = asyncio.wrap_future(fut)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not waiter.done() and loop.time() < end:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({waiter}, timeout=end - loop.time())
+    if waiter.done() and not waiter.cancelled():
+        waiter.exception()  # retrieved: a cancelled task's TaskCancelledError is expected
 
 
 def make_executor(name: str, address: str | None, root: Path,

@@ -97,3 +97,8 @@ def cmdline(pid: str) -> str:
 def procs(needle: str) -> list[str]:
     """PIDs of the processes whose command line contains `needle`."""
     return [p for p in os.listdir("/proc") if p.isdigit() and needle in cmdline(p)]
+
+
+def status(run_dir: Path) -> str | None:
+    """The manifest's status (None: no readable manifest yet)."""
+    return (read(run_dir / "manifest.json") or {}).get("status")

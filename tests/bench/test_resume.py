@@ -12,8 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.bench.helpers import (DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, recompute, slot_dirs,
-                                 summary_cells)
+from tests.bench.helpers import (DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, read, recompute, slot_dirs,
+                                 status, summary_cells)
 
 
 def _wait(pred, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
@@ -26,14 +26,7 @@ def _wait(pred, timeout: float, what: str, proc: subprocess.Popen | None = None)
 
 
 def _manifest(d: Path) -> dict:
-    try:
-        return json.loads((d / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _status(d: Path) -> str | None:
-    return _manifest(d).get("status")
+    return read(d / "manifest.json") or {}
 
 
 def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
@@ -52,7 +45,7 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
         """The same bench command again, `sig` once trial 1 is judged and trial 2 is being recorded."""
         proc = subprocess.Popen(bench_argv(*args), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            _wait(lambda: (runs / "trial-1" / "verdict.json").exists() and all(_status(d) == "running" for d in held),
+            _wait(lambda: (runs / "trial-1" / "verdict.json").exists() and all(status(d) == "running" for d in held),
                   300, "trial 1 judged and trial 2 running", proc)
         finally:
             proc.send_signal(sig)
@@ -61,8 +54,8 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
 
     def nothing_running() -> None:
         # every run directory, the kept attempts too, has a final status; no run and no agent outlives the bench
-        assert not [d for d in runs.iterdir() if d.is_dir() and _status(d) in (None, "running")], \
-            {d.name: _status(d) for d in runs.iterdir()}
+        assert not [d for d in runs.iterdir() if d.is_dir() and status(d) in (None, "running")], \
+            {d.name: status(d) for d in runs.iterdir()}
         _wait(lambda: not procs(f"--run-dir {runs}") and not procs(agent), 60, "the stopped runs' processes to end")
 
     # SIGTERM halfway: the bench forwards it to its runs, each finalizes itself; exit 143, the table is written
@@ -82,14 +75,14 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
     proc, _, stderr = halfway(signal.SIGINT)
     assert proc.returncode == 130 and "1 already final, 1 to do" in stderr, stderr[-3000:]
     assert stderr.strip().splitlines()[-1].startswith("clawrec: interrupted: the bench stopped its runs")
-    assert all((_status(d), _manifest(d)["stop_reason"]) == ("crashed", "interrupted") for d in held)
+    assert all((status(d), _manifest(d)["stop_reason"]) == ("crashed", "interrupted") for d in held)
     nothing_running()
 
     # kill -9: the runs die with the bench (PDEATHSIG) and stay `running` until the next bench finalizes them
     proc, _, _ = halfway(signal.SIGKILL)
     assert proc.returncode == -signal.SIGKILL
     _wait(lambda: not procs(f"--run-dir {runs}"), 60, "the killed bench's runs to end")
-    assert all(_status(d) == "running" for d in held)
+    assert all(status(d) == "running" for d in held)
 
     again = bench(*args)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -97,11 +90,11 @@ def test_stop_sigterm_sigint_kill_9_then_resume_then_changed_spec(tmp_path):
     assert "1 run(s) left `running` by a killed bench finalized (status interrupted)" in again.stderr
     assert _manifest(runs / "trial-1")["id"] == first["id"]  # never repeated
     dirs = slot_dirs(out)
-    assert [d.name for d in dirs] == ["trial-1", "trial-2"] and all(_status(d) == "ok" for d in dirs)
+    assert [d.name for d in dirs] == ["trial-1", "trial-2"] and all(status(d) == "ok" for d in dirs)
     for d in held:  # every stopped attempt kept aside for forensics, each finalized, the 4th attempt completed
         assert [_manifest(d.with_name(f"{d.name}.attempt-{n}")).get("stop_reason", "")[:20] for n in (1, 2, 3)] == \
             ["terminated (SIGTERM)", "interrupted", "clawrec was killed b"]
-        assert _status(d.with_name(f"{d.name}.attempt-3")) == "interrupted"
+        assert status(d.with_name(f"{d.name}.attempt-3")) == "interrupted"
         assert json.loads((d / "bench_attempt.json").read_text())["attempt"] == 4
     nothing_running()
     assert summary_cells(out) == recompute(out) and recompute(out)["command"]["overall"]["stage1"] == (0, 2)
