@@ -106,14 +106,14 @@ def check_layers(run: RunDir, who: str) -> list[str]:
 @dataclass
 class Diagnosis:
     run: str
-    reference: str
+    reference: str | None               # None: no reference run (category from the verdict and the run, no alignment)
     rows: list[Row]
     first: int | None                   # index of the relevant divergence's row (the one the cause names)
     divergence: dict[str, Any] | None
     divergences: list[dict[str, Any]]
     payload: dict[str, Any]
     counts: dict[str, int]
-    similarity: float
+    similarity: float | None
     cause: Cause
     self_report_gap: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
@@ -135,7 +135,8 @@ class Diagnosis:
                 "headline": self.headline(), "cause": self.cause.to_dict(), "self_report_gap": self.self_report_gap,
                 "method": "difflib.SequenceMatcher over normalized action keys (type, target)",
                 "numbering": "step = the run's step number (report row); seq = the action's seq in actions.jsonl",
-                "steps": self.counts, "similarity": round(self.similarity, 3), "first_divergence": self.divergence,
+                "steps": self.counts, "similarity": None if self.similarity is None else round(self.similarity, 3),
+                "first_divergence": self.divergence,
                 "divergences": self.divergences, "payload": self.payload,
                 "aligned": [r.to_dict(i) for i, r in enumerate(self.rows, 1)], "notes": self.notes}
 
@@ -185,20 +186,24 @@ def _relevant_row(rows: list[Row], cause: Cause) -> int | None:
     return next((i for i, r in enumerate(rows) if r.status != "same"), None) if cause.category else None
 
 
-def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir, spec: Spec | None = None,
+def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir | None, spec: Spec | None = None,
              write: bool = True) -> Diagnosis:
-    """Align RUN with REFERENCE, classify the failure; write RUN/diagnosis.json (unless write=False)."""
+    """Align RUN with REFERENCE, classify the failure; write RUN/diagnosis.json (unless write=False). Without a
+    reference (a bench task whose spec names none) nothing is aligned: the category comes from the verdict and the
+    run alone."""
     rd = run if isinstance(run, RunDir) else RunDir(run)
-    ref = reference if isinstance(reference, RunDir) else RunDir(reference)
-    if rd.path.resolve() == ref.path.resolve():
+    ref = reference if isinstance(reference, RunDir) or reference is None else RunDir(reference)
+    if ref is not None and rd.path.resolve() == ref.path.resolve():
         raise RunDirError(f"{rd.path}: is its own reference")
-    notes = check_layers(rd, "agent") + check_layers(ref, "reference")
+    notes = check_layers(rd, "agent") + (check_layers(ref, "reference") if ref is not None else
+                                         ["no reference run: nothing aligned; the category comes from the verdict "
+                                          "and the run"])
     for who, r in (("agent", rd), ("reference", ref)):
-        if not r.actions.present:
+        if r is not None and not r.actions.present:
             notes.append(f"{who}: no {r.actions.file}: no browser actions to align")
-    tr, rtr = Trajectory(rd), Trajectory(ref)
-    a_steps, r_steps = tr.meaningful, rtr.meaningful
-    rows = align(a_steps, r_steps)
+    tr, rtr = Trajectory(rd), Trajectory(ref) if ref is not None else None
+    a_steps, r_steps = tr.meaningful, rtr.meaningful if rtr is not None else []
+    rows = align(a_steps, r_steps) if rtr is not None else []
     for row in rows:
         row.agent_step, row.reference_step = tr.number_of(row.agent), rtr.number_of(row.reference)
     verdict = judge_payload(rd, spec, ref)
@@ -209,17 +214,19 @@ def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir, spec: Spe
     first = _relevant_row(rows, cause)
     order = ([first] if first is not None else []) + [i for i, r in enumerate(rows) if r.status != "same"
                                                       and i != first]
-    divergences = [_divergence(rd, ref, rows, i, i == first) for i in order]
-    sm_ratio = SequenceMatcher(None, [s.key for s in r_steps], [s.key for s in a_steps], autojunk=False).ratio()
+    divergences = [_divergence(rd, ref, rows, i, i == first) for i in order] if ref is not None else []
+    sm_ratio = SequenceMatcher(None, [s.key for s in r_steps], [s.key for s in a_steps],
+                               autojunk=False).ratio() if ref is not None else None
     diffs = [{"condition": c.condition, "detail": c.detail} for c in verdict.conditions if not c.met]
     diag = Diagnosis(
-        run=str(rd.path.resolve()), reference=str(ref.path.resolve()), rows=rows, first=first,
-        divergence=divergences[0] if divergences else None, divergences=divergences,
+        run=str(rd.path.resolve()), reference=str(ref.path.resolve()) if ref is not None else None, rows=rows,
+        first=first, divergence=divergences[0] if divergences else None, divergences=divergences,
         payload={"verdict": verdict.verdict, "justification": verdict.justification, "differences": diffs,
-                 "agent_caught": len(rd.interceptions), "reference_caught": len(ref.interceptions)},
+                 "agent_caught": len(rd.interceptions),
+                 "reference_caught": len(ref.interceptions) if ref is not None else None},
         counts={"agent": len(a_steps), "reference": len(r_steps), "agent_run_steps": len(tr.steps),
-                "reference_run_steps": len(rtr.steps), "agent_actions": len(rd.actions),
-                "reference_actions": len(ref.actions),
+                "reference_run_steps": len(rtr.steps) if rtr is not None else 0, "agent_actions": len(rd.actions),
+                "reference_actions": len(ref.actions) if ref is not None else 0,
                 **{s: sum(1 for r in rows if r.status == s) for s in ("same", "value", "differs", "extra",
                                                                        "missing")}},
         similarity=sm_ratio, cause=cause, self_report_gap=gap, notes=notes + tr.console_notes)

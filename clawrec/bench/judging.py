@@ -1,7 +1,9 @@
-"""Judge one finished run in the runner process, as soon as it finishes.
+"""Judge one finished run in the runner process, as soon as it finishes, then diagnose it.
 
 A judge that cannot answer (no key, HTTP errors after the SDK's retries, malformed output, an unreadable run) is
 never a FAIL: the run gets `judge_error.json` (→ `judge_inconclusive` in the results), which `--rejudge` retries.
+The diagnosis (RUN/diagnosis.json: failure category and self-report gap, the summary counts them) is written by
+evaluator.diagnose, the code `clawrec diagnose` runs; it needs no LLM, so a judge outage does not stop it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from typing import Any
 
 from clawrec.bench.state import JUDGE_ERROR_FILE, SlotState, write_json
 
+DIAGNOSIS_FILE = "diagnosis.json"
+
 
 def judge_slot(st: SlotState, kind: str, reference: str | None) -> str:
-    """Writes verdict.json (PASS/FAIL) or judge_error.json; returns PASS | FAIL | judge_inconclusive."""
+    """Writes verdict.json (PASS/FAIL) or judge_error.json, then diagnosis.json; returns PASS | FAIL |
+    judge_inconclusive."""
     from clawrec.commands.judge import SpecSource
     from clawrec.errors import ClawrecError
     from evaluator.errors import EvaluatorError
@@ -28,12 +33,45 @@ def judge_slot(st: SlotState, kind: str, reference: str | None) -> str:
         spec = SpecSource(Path(st.slot.spec.path)).for_run(run, notes)
         verdict = judge_run(run, spec, reference, kind, None, notes)
     except (EvaluatorError, ClawrecError, OSError) as exc:
-        return _inconclusive(st, kind, f"{type(exc).__name__}: {exc}")
+        result = _inconclusive(st, kind, f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a judge bug must not stop a night's bench; the run stays re-judgeable
-        return _inconclusive(st, kind, f"judge failed: {type(exc).__name__}: {exc}")
-    err_path.unlink(missing_ok=True)
-    st.verdict, st.judge_error = verdict.to_dict(), None
-    return verdict.verdict
+        result = _inconclusive(st, kind, f"judge failed: {type(exc).__name__}: {exc}")
+    else:
+        err_path.unlink(missing_ok=True)
+        st.verdict, st.judge_error = verdict.to_dict(), None
+        result = verdict.verdict
+    diagnose_slot(st, reference)
+    return result
+
+
+def diagnose_slot(st: SlotState, reference: str | None) -> str | None:
+    """Write RUN/diagnosis.json as `clawrec diagnose` does (evaluator.diagnose; the reference the judge uses: the
+    bench's --reference, else the spec's; none usable → the category comes from the verdict and the run alone).
+    Returns the category. Never raises: a run that cannot be diagnosed (or an answer-mode task, outside the taxonomy
+    of submissions) keeps no diagnosis.json, so no stale category is counted."""
+    from clawrec.commands.judge import SpecSource
+    from evaluator.diagnose import diagnose
+    from evaluator.judge import open_reference
+    from rundir.reader import RunDir
+
+    path = st.path / DIAGNOSIS_FILE
+    try:
+        run = RunDir(st.path)
+        notes: list[str] = []
+        spec = SpecSource(Path(st.slot.spec.path)).for_run(run, notes)
+        if spec is not None and spec.answer is not None:
+            path.unlink(missing_ok=True)
+            return None
+        ref = open_reference(reference or (spec.reference if spec is not None else None), notes)
+        if ref is not None and ref.path.resolve() == run.path.resolve():
+            ref = None
+        return diagnose(run, ref, spec).category
+    except Exception:  # a diagnosis bug must not stop the bench: the run's category is just unknown (unclassified)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return None
 
 
 def _inconclusive(st: SlotState, kind: str, message: str) -> str:

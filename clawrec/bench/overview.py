@@ -34,16 +34,18 @@ def render_overview(root: Path, summary: dict[str, Any], rows: list[dict[str, An
     out = ["<!doctype html><meta charset=utf-8><title>clawrec bench</title>", f"<style>{STYLE}</style>",
            "<h1>clawrec bench</h1>", f"<pre>{html.escape(render_md(summary))}</pre>",
            "<h2>Runs</h2><table><tr><th>task</th><th>category</th><th>agent</th><th>trial</th><th>status</th>"
-           "<th>outcome</th><th>duration</th><th>reason</th><th>run</th></tr>"]
+           "<th>outcome</th><th>failure category</th><th>duration</th><th>reason</th><th>run</th></tr>"]
     for r in rows:
         run_dir = root / r["run_dir"]
         link = _report(run_dir) if run_dir.is_dir() and r["outcome"] != "todo" else None
         href = f'<a href="{html.escape(r["run_dir"])}/{link}">report</a>' if link else html.escape(r["run_dir"])
         dur = f"{r['duration']:.1f} s" if isinstance(r.get("duration"), (int, float)) else ""
+        why = str(r.get("failure_category") or "") + (" · self-report gap" if r.get("self_report_gap") else "")
         out.append(f"<tr><td>{html.escape(r['task'])}</td><td>{html.escape(r['category'])}</td>"
                    f"<td>{html.escape(r['label'])}</td><td>{r['trial']}</td>"
                    f"<td>{html.escape(str(r['status'] or ''))}</td>"
-                   f"<td class={html.escape(r['outcome'])}>{html.escape(r['outcome'])}</td><td>{dur}</td>"
+                   f"<td class={html.escape(r['outcome'])}>{html.escape(r['outcome'])}</td><td>{html.escape(why)}</td>"
+                   f"<td>{dur}</td>"
                    f"<td>{html.escape(str(r['stop_reason'] or ''))[:300]}</td><td>{href}</td></tr>")
     out.append("</table>")
     return "\n".join(out) + "\n"

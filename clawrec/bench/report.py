@@ -1,4 +1,8 @@
-"""Render a bench folder: results.jsonl + summary.{json,md,csv} (+ overview.html with --html), from disk only."""
+"""Render a bench folder: results.jsonl + summary.{json,md,csv} (+ overview.html with --html), from disk only.
+
+A judged run without diagnosis.json (judged by a bench older than the failure categories, or its diagnosis removed)
+is diagnosed first (clawrec/bench/judging.py, the code `clawrec diagnose` runs), so its category is counted.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from clawrec.bench.judging import DIAGNOSIS_FILE, diagnose_slot
 from clawrec.bench.plan import Plan
 from clawrec.bench.results import collect, write_results
+from clawrec.bench.state import read_slot
 from clawrec.bench.summary import render_csv, render_md, summarize
 
 LABELS = "labels.csv"
@@ -22,6 +28,10 @@ def _write(path: Path, text: str) -> None:
 
 def render(root: Path, plan: Plan, html: bool = False) -> dict[str, Any]:
     """Rebuild every derived file of the bench; returns the summary."""
+    for slot in plan.slots():
+        st = read_slot(root, slot)
+        if st.kind == "done" and st.judge_state != "unjudged" and not (st.path / DIAGNOSIS_FILE).exists():
+            diagnose_slot(st, plan.run_flags.get("reference"))
     rows = collect(root, plan)
     write_results(root, rows)
     summary = summarize(plan, rows)

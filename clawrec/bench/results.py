@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from clawrec.bench.judging import DIAGNOSIS_FILE
 from clawrec.bench.plan import Plan
-from clawrec.bench.state import SlotState, read_slot
+from clawrec.bench.state import SlotState, read_json, read_slot
 
 RESULTS_FILE = "results.jsonl"
 
@@ -31,6 +32,14 @@ def _usage(manifest: dict[str, Any]) -> dict[str, Any]:
     return usage
 
 
+def diagnosis(st: SlotState) -> tuple[str | None, bool | None]:
+    """(failure_category, self_report_gap) from RUN/diagnosis.json; (None, None) when the run has none."""
+    d = read_json(st.path / DIAGNOSIS_FILE) if st.kind == "done" else None
+    if d is None or "category" not in d:
+        return None, None
+    return (d["category"] if isinstance(d["category"], str) else None), bool(d.get("self_report_gap"))
+
+
 def row(root: Path, st: SlotState) -> dict[str, Any]:
     m = st.manifest
     usage = _usage(m)
@@ -40,6 +49,7 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
     tokens = None
     if usage.get("input_tokens") is not None or usage.get("output_tokens") is not None:
         tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
+    category, gap = diagnosis(st)
     return {
         "task": st.slot.spec.id, "category": st.slot.spec.category, "agent": st.slot.agent.name,
         "model": st.slot.agent.model, "label": st.slot.agent.label, "trial": st.slot.trial,
@@ -54,6 +64,7 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
         "duration": duration, "steps": result.get("steps"), "tokens": tokens,
         "requests": usage.get("requests"), "cost_usd": usage.get("cost_usd"),
         "judge_cost_usd": judge_usage.get("cost_usd"),
+        "failure_category": category, "self_report_gap": gap,
         "run_dir": os.path.relpath(st.path, root),
     }
 

@@ -7,6 +7,10 @@ runs not run yet and inconclusive judgments are counted and left out of the deno
 SE is the binomial standard error sqrt(p(1-p)/n) over runs. With k > 1 trials, pass@k (some trial passes) and pass^k
 (every trial passes) use the unbiased estimators over each task's judged trials (1 - C(n-c,k)/C(n,k) and
 C(c,k)/C(n,k)); tasks with fewer than k judged trials are left out of both and counted.
+Failure categories: each run judged FAIL counted under its diagnosis's category (RUN/diagnosis.json, evaluator/
+failure.py's taxonomy), or `unclassified` when the diagnosis gives none (no diagnosis, or an LLM judge's FAIL of a run
+whose payload passes); self-report gaps (the agent claims success, no terminal request was sent) among judged runs.
+Infrastructure failures and inconclusive judgments keep their own columns in the runs table.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import statistics
 from typing import Any
 
 from clawrec.bench.plan import CATEGORIES, Plan
+from evaluator.failure import CATEGORIES as FAILURES
 
 COLUMNS = ("overall", *CATEGORIES)
 FINISHED = ("pass", "fail", "judge_inconclusive", "unjudged")
@@ -57,6 +62,14 @@ def pass_k(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
             "tasks_left_out": len(tasks) - len(at)}
 
 
+def failures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs judged FAIL by failure category (+ unclassified), and self-report gaps among judged runs."""
+    failed = [r for r in rows if r["outcome"] == "fail"]
+    counts = {c: sum(1 for r in failed if r.get("failure_category") == c) for c in FAILURES}
+    return {"categories": counts, "unclassified": len(failed) - sum(counts.values()), "failed": len(failed),
+            "self_report_gaps": sum(1 for r in rows if r["outcome"] in ("pass", "fail") and r.get("self_report_gap"))}
+
+
 def _cost(rows: list[dict[str, Any]]) -> float | None:
     vals = [v for r in rows for v in (r.get("cost_usd"), r.get("judge_cost_usd")) if isinstance(v, (int, float))]
     return round(sum(vals), 6) if vals else None
@@ -76,6 +89,7 @@ def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
         out_rows.append({"label": agent.label, "agent": agent.name, "model": agent.model, "columns": cols,
                          "runs": len(mine), "counts": counts,
                          "pass_k": pass_k(mine, plan.trials) if plan.trials > 1 else None,
+                         "failures": failures(mine),
                          "median_duration_s": statistics.median(durations) if durations else None,
                          "cost_usd": _cost(mine)})
     best: dict[str, dict[str, list[str]]] = {"stage1": {}, "stage2": {}}
@@ -98,14 +112,21 @@ def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
                      "they are left out of the Stage 2 denominator. Re-judge with `clawrec bench DIR --rejudge`.")
     if total.get("unjudged"):
         notes.append(f"{total['unjudged']} finished run(s) are not judged; left out of Stage 2.")
+    unclassified = sum(r["failures"]["unclassified"] for r in out_rows)
+    if unclassified:
+        notes.append(f"{unclassified} FAIL run(s) have no failure category (no diagnosis.json, or the diagnosis's "
+                     "payload comparison passes them).")
     return {"version": 1, "trials": plan.trials, "judge": plan.judge, "tasks": len(plan.specs),
-            "columns": list(COLUMNS), "rows": out_rows, "best": best, "totals": total, "notes": notes,
+            "columns": list(COLUMNS), "failure_categories": FAILURES, "rows": out_rows, "best": best, "totals": total,
+            "notes": notes,
             "definitions": {
                 "stage1": "terminal request intercepted / finished runs",
                 "stage2": "judged PASS / judged runs (PASS or FAIL)",
                 "se": "binomial standard error sqrt(p(1-p)/n) over runs",
                 "pass_at_k": "mean over tasks of 1 - C(n-c,k)/C(n,k) (n judged trials, c passes, n >= k)",
-                "pass_hat_k": "mean over tasks of C(c,k)/C(n,k)"}}
+                "pass_hat_k": "mean over tasks of C(c,k)/C(n,k)",
+                "failures": "runs judged FAIL by their diagnosis.json category (unclassified: none); "
+                            "self_report_gaps: judged runs whose agent claims success but sent no terminal request"}}
 
 
 def _pct(cell: dict[str, Any], bold: bool = False) -> str:
@@ -140,9 +161,22 @@ def render_md(summary: dict[str, Any]) -> str:
             + f"{c['infra'] + c['bad_input']} | {c['judge_inconclusive']} | "
             + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
+    lines += _render_failures(summary)
     marked = any(labels for stage in summary["best"].values() for labels in stage.values())
     lines += ["", " ".join((["Bold: best in the column."] if marked else []) + summary["notes"]), ""]
     return "\n".join(lines)
+
+
+def _render_failures(summary: dict[str, Any]) -> list[str]:
+    cats = summary["failure_categories"]
+    lines = ["", "## Failure categories (runs judged FAIL, by the category in each run's diagnosis.json)", "",
+             "| agent | " + " | ".join(cats.values()) + " | unclassified | self-report gaps |",
+             "|---" * (len(cats) + 3) + "|"]
+    for r in summary["rows"]:
+        f = r["failures"]
+        lines.append(f"| {r['label']} | " + " | ".join(str(f["categories"][c]) for c in cats)
+                     + f" | {f['unclassified']} | {f['self_report_gaps']} |")
+    return lines
 
 
 def render_csv(summary: dict[str, Any]) -> str:
@@ -154,7 +188,8 @@ def render_csv(summary: dict[str, Any]) -> str:
         for c in cols:
             header += [f"{stage}_{c}", f"{stage}_{c}_se", f"{stage}_{c}_n"]
     header += ["pass_at_k", "pass_hat_k", "k", "runs", "infra", "judge_inconclusive", "median_duration_s",
-               "cost_usd"]
+               "cost_usd", *(f"fail_{c}" for c in summary["failure_categories"]), "fail_unclassified",
+               "self_report_gaps"]
     w.writerow(header)
     for r in summary["rows"]:
         line: list[Any] = [r["label"], r["agent"], r["model"] or ""]
@@ -169,5 +204,8 @@ def render_csv(summary: dict[str, Any]) -> str:
                  r["counts"]["infra"] + r["counts"]["bad_input"], r["counts"]["judge_inconclusive"],
                  "" if r["median_duration_s"] is None else r["median_duration_s"],
                  "" if r["cost_usd"] is None else r["cost_usd"]]
+        f = r["failures"]
+        line += [*(f["categories"][c] for c in summary["failure_categories"]), f["unclassified"],
+                 f["self_report_gaps"]]
         w.writerow(line)
     return buf.getvalue()

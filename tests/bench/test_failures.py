@@ -1,21 +1,60 @@
 """Failures are told apart: a wedged run is killed at its deadline (infrastructure failure; its manifest is then
 finalized, status `interrupted`), a crashing agent is an outcome (agent_error, judged FAIL), a judge answering HTTP
-500 gives judge_inconclusive (never FAIL), and `clawrec bench DIR --rejudge` fixes it once the judge answers."""
+500 gives judge_inconclusive (never FAIL), and `clawrec bench DIR --rejudge` fixes it once the judge answers. Each
+judged run is diagnosed (RUN/diagnosis.json): the summary's failure-category table matches a count made here from
+each run's verdict.json and diagnosis.json."""
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
+from collections import Counter
 
 import pytest
 
-from tests.bench.helpers import DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, slot_dirs
+from tests.bench.helpers import DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, read, slot_dirs
 from tests.evaluator.anthropic_server import ScriptedAnthropic
 from tests.evaluator.judge_script import flaky, good_judge
 
 
 def _rows(out):
     return {r["trial"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+
+
+def recount_failures(root):
+    """label → (FAIL runs per diagnosis category, FAIL runs without one, self-report gaps among judged runs), from
+    each run's verdict.json and diagnosis.json only."""
+    got = {}
+    for d in slot_dirs(root):
+        cats, other, gaps = got.setdefault(d.parts[-2], (Counter(), [0], [0]))
+        verdict, diag = (read(d / "verdict.json") or {}).get("verdict"), read(d / "diagnosis.json") or {}
+        if verdict == "FAIL":
+            if diag.get("category"):
+                cats[diag["category"]] += 1
+            else:
+                other[0] += 1
+        gaps[0] += verdict in ("PASS", "FAIL") and bool(diag.get("self_report_gap"))
+    return {label: (dict(c), o[0], g[0]) for label, (c, o, g) in got.items()}
+
+
+def summary_failures(root):
+    """The same three counts as summary.json, summary.csv and summary.md give them."""
+    s = json.loads((root / "summary.json").read_text())
+    taxonomy = list(s["failure_categories"])
+    from_json = {r["label"]: ({c: n for c, n in r["failures"]["categories"].items() if n},
+                              r["failures"]["unclassified"], r["failures"]["self_report_gaps"]) for r in s["rows"]}
+    from_csv = {r["label"]: ({c: int(r[f"fail_{c}"]) for c in taxonomy if int(r[f"fail_{c}"])},
+                             int(r["fail_unclassified"]), int(r["self_report_gaps"]))
+                for r in csv.DictReader((root / "summary.csv").read_text().splitlines())}
+    md = (root / "summary.md").read_text().split("## Failure categories", 1)[1].split("\n\n")[1].splitlines()
+    assert md[0] == "| agent | " + " | ".join(s["failure_categories"].values()) + " | unclassified | self-report gaps |"
+    from_md = {}
+    for line in md[2:]:
+        label, *cells = [c.strip() for c in line.strip("|").split("|")]
+        from_md[label] = ({c: int(n) for c, n in zip(taxonomy, cells) if int(n)}, int(cells[-2]), int(cells[-1]))
+    assert from_json == from_csv == from_md
+    return from_json
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +94,13 @@ def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(w
     assert s["rows"][0]["columns"]["overall"]["stage2"]["n"] == 0
     assert s["rows"][0]["columns"]["overall"]["stage1"] == {"hits": 1, "n": 2, "rate": 0.5, "se": 0.125 ** 0.5}
     assert any("inconclusive" in n for n in s["notes"])
+    # diagnosed though the judge was down (the diagnosis needs no LLM); inconclusive runs are not counted as failures
+    for r, category in ((crash, "agent_crash"), (drive, None)):
+        diag = json.loads((out / r["run_dir"] / "diagnosis.json").read_text())
+        assert r["failure_category"] == diag["category"] == category and r["self_report_gap"] is False
+    assert summary_failures(out) == recount_failures(out) == {"command": ({}, 0, 0)}
+    for r in (crash, drive):  # --rejudge writes them again
+        (out / r["run_dir"] / "diagnosis.json").unlink()
 
     with ScriptedAnthropic(good_judge) as up:
         again = bench(str(out), "--rejudge", "--quiet", env={**env, "ANTHROPIC_BASE_URL": up.base_url})
@@ -64,6 +110,14 @@ def test_crash_is_an_outcome_and_a_judge_outage_is_inconclusive_until_rejudged(w
     assert not (out / rows[2]["run_dir"] / "judge_error.json").exists()
     assert json.loads((out / rows[2]["run_dir"] / "verdict.json").read_text())["judge"] == "llm"
     assert len(slot_dirs(out)) == 2 and not list((out / "runs").glob("*/*/*.attempt-*"))  # judged, not re-run
+    assert rows[1]["failure_category"] == "agent_crash" and rows[2]["failure_category"] is None
+    assert summary_failures(out) == recount_failures(out) == {"command": ({"agent_crash": 1}, 0, 0)}
+    (out / rows[1]["run_dir"] / "diagnosis.json").unlink()  # e.g. judged by a bench from before the categories
+    (out / "summary.json").unlink()
+    report = bench("report", str(out))
+    assert report.returncode == 0, report.stderr[-3000:]
+    assert json.loads((out / rows[1]["run_dir"] / "diagnosis.json").read_text())["category"] == "agent_crash"
+    assert summary_failures(out) == recount_failures(out) == {"command": ({"agent_crash": 1}, 0, 0)}
 
 
 def test_a_wedged_run_is_killed_at_its_deadline(wedged):

@@ -12,13 +12,14 @@ from clawrec.bench.agreement import compare, read_labels
 from clawrec.bench.plan import AgentEntry, Plan, SpecEntry, Slot, agent_entries, plan_changes
 from clawrec.bench.runner import Bench, BenchOptions
 from clawrec.bench.state import SlotState
-from clawrec.bench.summary import pass_k, summarize
+from clawrec.bench.summary import failures, pass_k, render_md, summarize
 from clawrec.errors import UsageError
 
 
-def _row(task, label, outcome, cat="travel", intercepted=True):
+def _row(task, label, outcome, cat="travel", intercepted=True, failure="wrong_value", gap=False):
     return {"task": task, "label": label, "outcome": outcome, "category": cat, "intercepted": intercepted,
-            "duration": 1.0, "cost_usd": 0.5, "judge_cost_usd": None}
+            "duration": 1.0, "cost_usd": 0.5, "judge_cost_usd": None,
+            "failure_category": failure if outcome == "fail" else None, "self_report_gap": gap}
 
 
 def test_pass_at_k_and_pass_hat_k_unbiased_estimators():
@@ -43,6 +44,18 @@ def test_summary_excludes_infra_and_inconclusive_and_marks_the_best():
     assert s["best"]["stage2"]["overall"] == ["x"] and s["best"]["stage1"]["travel"] == ["x", "y:m"]
     assert x["cost_usd"] == y["cost_usd"] == 1.0  # what was spent, failed runs included
     assert len(s["notes"]) == 2 and x["pass_k"] is None
+
+
+def test_failure_categories_count_fail_runs_and_gaps_among_judged_runs():
+    rows = [_row("a", "x", "fail", failure="never_submitted", gap=True), _row("b", "x", "fail", failure=None),
+            _row("c", "x", "pass", gap=True), _row("d", "x", "judge_inconclusive", gap=True), _row("e", "x", "infra")]
+    f = failures(rows)
+    assert {c: n for c, n in f["categories"].items() if n} == {"never_submitted": 1}
+    assert (f["failed"], f["unclassified"], f["self_report_gaps"]) == (2, 1, 2)
+    plan = Plan(specs=[SpecEntry(t, f"/{t}.yaml", "0" * 64, "travel", 60) for t in "abcde"],
+                agents=[AgentEntry("x")], trials=1)
+    md = render_md(summarize(plan, rows))
+    assert "| x | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 2 |" in md and "1 FAIL run(s) have no failure" in md
 
 
 def test_cohens_kappa_and_precision_recall():
