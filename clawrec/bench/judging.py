@@ -48,29 +48,24 @@ def diagnose_slot(st: SlotState, reference: str | None) -> str | None:
     """Write RUN/diagnosis.json as `clawrec diagnose` does (evaluator.diagnose; the reference the judge uses: the
     bench's --reference, else the spec's; none usable → the category comes from the verdict and the run alone).
     Returns the category. Never raises: a run that cannot be diagnosed (or an answer-mode task, outside the taxonomy
-    of submissions) keeps no diagnosis.json, so no stale category is counted."""
+    of submissions) gets no diagnosis.json (`unclassified` if judged FAIL). One that is there is kept: a finished
+    run's folder never changes (a re-run moves it aside), and a concurrent writer (`bench report`) may own it."""
     from clawrec.commands.judge import SpecSource
     from evaluator.diagnose import diagnose
     from evaluator.judge import open_reference
     from rundir.reader import RunDir
 
-    path = st.path / DIAGNOSIS_FILE
     try:
         run = RunDir(st.path)
         notes: list[str] = []
         spec = SpecSource(Path(st.slot.spec.path)).for_run(run, notes)
         if spec is not None and spec.answer is not None:
-            path.unlink(missing_ok=True)
             return None
         ref = open_reference(reference or (spec.reference if spec is not None else None), notes)
         if ref is not None and ref.path.resolve() == run.path.resolve():
             ref = None
         return diagnose(run, ref, spec).category
     except Exception:  # a diagnosis bug must not stop the bench: the run's category is just unknown (unclassified)
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            pass
         return None
 
 
