@@ -3,11 +3,13 @@ it shows the agent's messages, the browser actions, the requests (click one for 
 request, console entries, the before/after screenshots and the accessibility snapshot the agent took.
 
 Every record gets an anchor id `rec-<file>-<line>` so that verdict evidence (`interceptions.jsonl line 1`) can jump
-to it. Requests are described for the script in `requests` (headers redacted at recording, bodies capped here).
+to it. Requests are described for the script in `requests` (headers and bodies redacted at recording, request and
+response bodies capped here).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from evaluator.console_layer import CONSOLE
@@ -25,6 +27,18 @@ def anchor(file: str, line: int) -> str:
     return f"rec-{file.replace('/', '-').replace('.', '-')}-{line}"
 
 
+def response_body(body: Any) -> str | None:
+    """The recorded response body as text for the request panel (JSON indented), or what became of it."""
+    if not isinstance(body, dict):
+        return None
+    value = body.get("value")
+    if value is None:
+        size = body.get("size")
+        return f"({body.get('kind')}" + (f", {size} bytes" if isinstance(size, int) else "") + ")"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    return clip(text, BODY_CAP)
+
+
 def request_data(h: HttpRecord, st: RunStep) -> dict[str, Any]:
     resp = h.response if isinstance(h.response, dict) else {}
     return {"kind": "request", "method": h.method, "url": h.url, "status": resp.get("status"),
@@ -33,6 +47,7 @@ def request_data(h: HttpRecord, st: RunStep) -> dict[str, Any]:
             "request_headers": h.headers, "response_headers": resp.get("headers"), "mime": resp.get("mime"),
             "body": clip(h.body.get("value") if isinstance(h.body, dict) and "value" in h.body else h.body,
                          BODY_CAP) if h.body is not None else None,
+            "response_body": response_body(resp.get("body")),
             "timing": h.timing, "size": h.raw.get("size"), "error": h.raw.get("error"),
             "intercepted": h.intercepted or None, "line": h.line, "file": R.HTTP}
 

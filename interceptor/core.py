@@ -135,6 +135,8 @@ class Interceptor:
                 if held.answer is None:
                     held.fail(caught=False)
             self._held.clear()
+            if self.http is not None:
+                await self.http.settle()  # response bodies being read (bounded wait), while still attached
         if keep_attached:
             self._finish_files()
             return

@@ -37,6 +37,24 @@ def _post_data(rec: dict[str, Any]) -> dict[str, Any] | None:
     return {"mimeType": mime, "text": text}
 
 
+def _content(rec: dict[str, Any], resp: dict[str, Any]) -> dict[str, Any]:
+    """HAR `response.content`: `text` is the recorded (capped, redacted) response body; a body not recorded says
+    why in `comment` (too large, unavailable)."""
+    content: dict[str, Any] = {"size": rec.get("size") or 0, "mimeType": resp.get("mime") or "x-unknown"}
+    body = resp.get("body")
+    if not isinstance(body, dict):
+        return content
+    if isinstance(body.get("size"), int):
+        content["size"] = body["size"]
+    value = "" if body.get("kind") == "empty" else body.get("value")
+    if value is not None:
+        content["text"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    else:
+        content["comment"] = f"body not recorded: {body.get('kind')}" + (
+            f" ({body['size']} bytes)" if isinstance(body.get("size"), int) else "")
+    return content
+
+
 def _body_size(body: dict[str, Any] | None) -> int:
     """HAR bodySize: 0 without a body, -1 when unknown (an `unavailable` body without a Content-Length)."""
     if not body:
@@ -62,7 +80,7 @@ def entry(rec: dict[str, Any], clock: RunClock) -> dict[str, Any]:
     response = {
         "status": resp.get("status") or 0, "statusText": resp.get("status_text", ""),
         "httpVersion": resp.get("protocol") or "HTTP/1.1", "cookies": [], "headers": _headers(resp.get("headers")),
-        "content": {"size": rec.get("size") or 0, "mimeType": resp.get("mime") or "x-unknown"},
+        "content": _content(rec, resp),
         "redirectURL": location, "headersSize": -1, "bodySize": rec.get("size") or -1,
     }
     if rec.get("error"):

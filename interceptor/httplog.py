@@ -19,6 +19,7 @@ from taskspec import payload
 from interceptor.cdp import Session
 from interceptor.frames import Frames
 from interceptor.har import write_har
+from interceptor.respbody import BUFFERS, ResponseBodies
 from rundir.layers import HttpRecord
 from rundir.records import HAR, HTTP, JsonlWriter, RunClock
 from rundir.redact import Redactor, mask_fields, redact_headers
@@ -79,6 +80,7 @@ class HttpLog:
         self.senders: dict[str, str] = {}    # network requestId -> target type whose Network saw it first
         self._flush_timer: asyncio.TimerHandle | None = None
         self.closed = False
+        self.bodies = ResponseBodies(body_record, self._emit)  # capped response bodies, read beside the loop
 
     def prepare(self, session: Session, frames: Frames) -> list[asyncio.Future]:
         if session.target_type not in NETWORK_TYPES:
@@ -96,9 +98,8 @@ class HttpLog:
         on("Network.webSocketCreated", lambda p: self._ws_created(session, p))
         on("Network.webSocketFrameSent", lambda p: self._ws_frame(session, p, "sent"))
         on("Network.webSocketFrameReceived", lambda p: self._ws_frame(session, p, "received"))
-        # No response-body buffers: we never read bodies, and buffering costs every response (measured ~0.3 ms).
-        return [session.send("Network.enable", {"maxPostDataSize": BODY_LIMIT, "maxTotalBufferSize": 0,
-                                                "maxResourceBufferSize": 0})]
+        # Small response-body buffers (interceptor/respbody.py): only capped bodies are kept for reading.
+        return [session.send("Network.enable", {"maxPostDataSize": BODY_LIMIT, **BUFFERS})]
 
     def mark_intercepted(self, network_id: str, action: str) -> None:
         self._intercepted[network_id] = action
@@ -173,6 +174,10 @@ class HttpLog:
             if p.get("blockedReason"):
                 rec["blocked_reason"] = p["blockedReason"]
         rec["intercepted"] = rec["intercepted"] or self._intercepted.get(rec["id"])
+        if error is None and not self.closed:
+            rec = {"t": self.clock.now(), **rec}  # when it finished, not when its body is read
+            if self.bodies.finished(session, rec, rec["size"]):
+                return
         self._emit(rec)
 
     def _ws_created(self, session: Session, p: dict[str, Any]) -> None:
@@ -216,10 +221,15 @@ class HttpLog:
         self._flush_timer = None
         self.writer.flush()
 
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Wait (bounded) for the response bodies being read: call before close() while still attached."""
+        await self.bodies.settle(timeout)
+
     def close(self) -> None:
         """Write requests still open (no answer yet) as incomplete, then http.har (once)."""
         if self.closed:
             return
+        self.bodies.close()
         for rec in list(self._open.values()):
             rec["incomplete"] = True
             self._emit(rec)

@@ -136,7 +136,8 @@ class HttpRecord(Record):
     headers: dict[str, Any] = field(default_factory=dict)
     body: Any = None
     resource_type: str | None = None
-    response: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None  # {status, status_text, headers, mime, protocol[, body]}: body as a request
+    # body's, or {kind: "too large"|"unavailable", size} (interceptor/respbody.py); absent in runs before it
     timing: Any = None
     intercepted: bool | str = False  # the decision ("blocked", …) when the interceptor caught the request
     target_id: str | None = None

@@ -110,7 +110,7 @@
           return h + ": " + (typeof value[h] === "string" ? value[h] : JSON.stringify(value[h]));
         }).join("\n");
       v.appendChild(pre);
-    } else if (key === "payload" || key === "body" || key === "raw") {
+    } else if (key === "payload" || key === "body" || key === "raw" || key === "response body") {
       var p2 = document.createElement("pre"); p2.textContent = String(value); v.appendChild(p2);
     } else { v.textContent = String(value); }
     tr.appendChild(k); tr.appendChild(v); table.appendChild(tr);
@@ -142,6 +142,7 @@
     row(table, "request headers", r.request_headers); row(table, "query", r.query && Object.keys(r.query).length ? r.query : null);
     row(table, "body", r.body); row(table, "payload", r.payload); row(table, "raw", r.raw);
     row(table, "response headers", r.response_headers); row(table, "mime", r.mime);
+    row(table, "response body", r.response_body);
     row(table, "record", r.file + " line " + r.line);
     panel.appendChild(table);
   }

@@ -1,20 +1,27 @@
 """`ignore_urls` leaves the recorder's own traffic out of the HTTP log (never out of matching: an ignored URL that a
-rule names is still blocked), and `secrets` never reach a run file, whatever carries them (URL, body, WS frame)."""
+rule names is still blocked), and `secrets` never reach a run file, whatever carries them (URL, body, WS frame,
+response body). Response bodies of XHR/Fetch/Document are recorded in http.jsonl and http.har, capped, with fields
+named like secrets masked."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 
+import pytest
+
 from aiohttp import WSMsgType, web
 from playwright.async_api import async_playwright
 
 from interceptor.core import Interceptor
+from interceptor.respbody import RESPONSE_CAP
 from taskspec.model import Rule
 from rundir.records import HAR, HTTP, INTERCEPTIONS, RunClock, read_jsonl
 from tests.interceptor.harness import make_spec
 
 SECRET = "tok-Zq8Xv3LmN4pR7sT1uW0yB"
+ACCESS_TOKEN = "at-9f8e7d6c5b4a"  # a response field named like a secret: masked by name
+BIG = {"rows": ["x" * 100] * (RESPONSE_CAP // 100 + 10)}  # over the cap: `too large`, never read
 
 PAGE = """<!doctype html><html><body><p id="state">starting</p><script>
 const secret = new URLSearchParams(location.search).get('s');
@@ -30,6 +37,8 @@ function socket(path, message) {
   await socket('/own/ws', JSON.stringify({type: 'hello', token: secret}));
   await socket('/ws', 'site frame ' + secret);
   await fetch('/api/data?k=' + secret, {method: 'POST', body: JSON.stringify({note: secret})});
+  await (await fetch('/api/account')).json();
+  await (await fetch('/api/big')).json();
   let blocked = 'no';
   try { await fetch('/own/submit', {method: 'POST', headers: {'Content-Type': 'application/json'},
                                      body: JSON.stringify({x: 1})}); } catch (e) { blocked = 'yes'; }
@@ -51,6 +60,11 @@ async def _serve(hits: list) -> tuple[web.AppRunner, int]:
         hits.append((request.method + " " + request.path, await request.text()))
         if request.path == "/":
             return web.Response(text=PAGE, content_type="text/html")
+        if request.path == "/api/account":
+            return web.json_response({"user": {"name": "Alex Doe", "access_token": ACCESS_TOKEN},
+                                      "echo": f"your key is {SECRET}"})
+        if request.path == "/api/big":
+            return web.json_response(BIG)
         return web.json_response({"ok": True})
 
     app = web.Application()
@@ -111,3 +125,20 @@ def test_ignored_urls_are_not_logged_but_still_matched_and_secrets_scrubbed(brow
     assert not [e for e in har["log"]["entries"] if "/own/" in e["request"]["url"]]
     catches, _ = read_jsonl(tmp_path / INTERCEPTIONS)
     assert len(catches) == 1 and catches[0]["body"] == {"x": 1}
+
+    # response bodies: the JSON API's body (secret-named field masked, the spec's secret value scrubbed), the big
+    # one only its size, the page's own HTML; in http.har as response.content.text
+    by_path = {r["url"].split("/", 3)[3].split("?")[0]: r for r in records if r.get("type") == "request"}
+    account = by_path["api/account"]["response"]["body"]
+    assert account["kind"] == "json" and account["value"] == {
+        "user": {"name": "Alex Doe", "access_token": "[redacted]"}, "echo": "your key is [redacted]"}
+    big = by_path["api/big"]["response"]["body"]
+    assert big == {"kind": "too large", "size": pytest.approx(len(json.dumps(BIG)), abs=100)}
+    assert big["size"] > RESPONSE_CAP
+    assert by_path["api/data"]["response"]["body"]["value"] == {"ok": True}
+    assert "starting" in by_path[""]["response"]["body"]["value"]  # the document
+    assert ACCESS_TOKEN.encode() not in (tmp_path / HTTP).read_bytes() + (tmp_path / HAR).read_bytes()
+    content = {e["request"]["url"].split("/", 3)[3].split("?")[0]: e["response"]["content"]
+               for e in har["log"]["entries"]}
+    assert json.loads(content["api/account"]["text"]) == account["value"]
+    assert "text" not in content["api/big"] and "too large" in content["api/big"]["comment"]

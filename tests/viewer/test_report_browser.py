@@ -1,5 +1,6 @@
 """The report of a real run, in real headless Chromium: the step list, the fixed media panel and their sync, the
-request panel, console errors at their step, a hostile page title, a report moved away from its run.
+request panel (with the response body), console errors at their step, a hostile page title, a report moved away from
+its run; and the diagnosis on top of the reports of recorded corpus runs that never submit.
 
 One run is recorded for the module (`clawrec run --agent command` on the local travel site, headed on Xvfb so it
 has a video): agents/travel_steps.py logs a tool call per action, skips the harmless filter, types "Dough" for
@@ -27,6 +28,7 @@ AGENT = Path(__file__).resolve().parent / "agents" / "travel_steps.py"
 REAL = REPO / "tests" / "fixtures" / "runs" / "real"
 SPEC = REAL / "specs" / "travel-flight-oneway.yaml"
 REFERENCE = REPO / "runs" / "reference" / "travel-flight-oneway"  # the demo's reference (screenshots kept)
+CORPUS = REAL / "travel"  # recorded runs the diagnose tests use (no video, first and last screenshots kept)
 VIEWPORT = {"width": 1400, "height": 850}
 
 
@@ -66,7 +68,7 @@ def chromium():
 def open_page(chromium):
     pages: list[Page] = []
 
-    def opener(path: Path) -> Page:
+    def opener(path: Path, video: bool = True) -> Page:
         page = chromium.contexts[0].new_page()
         page.set_viewport_size(VIEWPORT)
         page.dialogs = []  # type: ignore[attr-defined]
@@ -74,7 +76,8 @@ def open_page(chromium):
         page.on("request", lambda r: page.fetched.append(r.url))  # type: ignore[attr-defined]
         page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
         page.goto(path.as_uri(), wait_until="load")
-        page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=30_000)
+        if video:
+            page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=30_000)
         pages.append(page)
         return page
 
@@ -119,6 +122,14 @@ def test_clicking_the_caught_step_seeks_the_video_which_stays_in_view(reports, o
     assert "matched rule" in panel and "intercept[0]" in panel and '"last_name": "Dough"' in panel
     page.locator("#reqpanel").scroll_into_view_if_needed()
     shot(page, "request-panel.png")
+    # a JSON API request: its recorded response body (the flights the page listed) in the panel
+    search = page.locator("details.step", has_text="Search flights")
+    search.first.locator("summary").click()
+    search.first.locator("tr.req", has_text="/api/flights").first.click()
+    panel = page.locator("#reqpanel").inner_text()
+    assert "response body" in panel and '"airline": "Skylark Air"' in panel, panel[-1500:]
+    page.locator("#reqpanel tr", has_text="response body").scroll_into_view_if_needed()
+    shot(page, "response-body.png")
 
 
 def test_film_strip_and_lane_ticks_seek_and_playing_moves_the_highlight(reports, open_page):
@@ -174,6 +185,32 @@ def test_console_errors_show_at_their_step_and_a_hostile_title_runs_nothing(repo
     assert "<script>window.__pwned=1</script>" in page.locator("#steps").inner_text()  # the title, in tool results
     assert page.evaluate("window.__pwned === undefined && document.querySelectorAll('img[src=\"x\"]').length === 0")
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name, stopped", [("r09-gives-up", 2), ("v02-claims-done", 21)])
+def test_a_run_that_never_submits_says_so_on_top_with_the_step_where_it_stopped(name, stopped, open_page, tmp_path):
+    """Recorded corpus runs (tests/diagnose): r09 stops on the home page; v02 stops on the review page and says it
+    booked the flight (the self-report gap)."""
+    run = tmp_path / name
+    shutil.copytree(CORPUS / name, run)
+    assert main(["diagnose", str(run), "--reference", str(CORPUS / "reference"), "--spec", str(SPEC)]) == 0
+    assert main(["view", str(run)]) == 0
+    page = open_page(run / "report.html", video=False)
+    diag = page.locator("#diagnosis")
+    # at the top of the report: the first thing in the page's main column, in view as the page opens
+    assert page.locator("main > :first-child").get_attribute("id") == "diagnosis" and in_view(page, "#diagnosis", 20)
+    text = diag.inner_text()
+    assert "Failure: never submitted" in text and f"stopped at step {stopped}" in text, text
+    gap = diag.locator(".gap")
+    if name == "v02-claims-done":
+        assert gap.is_visible() and "self-report gap" in gap.inner_text()
+        assert "Done: I booked your flight" in gap.inner_text() and "no terminal request was sent" in gap.inner_text()
+        shot(page, "never-submitted.png")
+    else:
+        assert gap.count() == 0
+    diag.locator("a.go", has_text=f"go to step {stopped}").click()
+    assert page.locator("details.step.selected").get_attribute("data-n") == str(stopped)
+    assert in_view(page, "details.step.selected > summary", 10)
 
 
 def test_side_by_side_marks_the_divergence_that_explains_the_failure(run, reports, open_page):

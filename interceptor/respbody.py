@@ -1,0 +1,141 @@
+"""Response bodies for http.jsonl: the requests a person debugs (XHR, Fetch, Document, and other text-like
+responses), capped, read with Network.getResponseBody once Network.loadingFinished says the body is complete.
+
+Why here and like this: interception speed is a product goal, so nothing of this touches the paused-request (Fetch)
+path or the CDP reader loop: a body is read in its own task, a few at a time (`CONCURRENCY`), and the record waits
+for it (its `t` is the time the request finished, so steps still place it right). Chrome keeps response bodies only
+when Network.enable gives it buffers: `BUFFERS` are small (a body over the cap is never buffered, nor read: it is
+`{kind: "too large", size}`). A body that cannot be read (its target went away, Chrome evicted it, the run is
+closing) is `{kind: "unavailable"}`; never an error of the run. Secrets: the body has the request body's shape
+(httplog.body_record: fields named like secrets masked) and passes the run's Redactor with the rest of the record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from typing import Any, Callable
+
+from interceptor.cdp import CDPError, Session
+from taskspec import payload
+
+log = logging.getLogger("clawrec.respbody")
+
+RESPONSE_CAP = 64 * 1024  # bytes of one response body kept; bigger ones are {kind: "too large", size}
+# Network.enable buffers per target (CDP maxTotalBufferSize / maxResourceBufferSize): room for a few capped bodies
+# waiting to be read; a resource bigger than the per-resource size is not buffered at all.
+BUFFERS = {"maxTotalBufferSize": 32 * RESPONSE_CAP, "maxResourceBufferSize": RESPONSE_CAP}
+CONCURRENCY = 4      # getResponseBody calls in flight at once
+MAX_WAITING = 256    # records waiting for their body; past this a body is not read (`unavailable`)
+READ_TIMEOUT = 10.0  # seconds for one getResponseBody answer
+WANTED_TYPES = frozenset({"XHR", "Fetch", "Document", "EventSource"})
+STATIC_TYPES = frozenset({"Image", "Media", "Font", "Stylesheet", "Script", "TextTrack", "Manifest",
+                          "SignedExchange", "Prefetch", "CSPViolationReport", "Ping"})
+TEXT_MIME = ("json", "xml", "text/", "x-www-form-urlencoded", "graphql")
+MEDIA_MIME = ("image/", "font/", "audio/", "video/")  # an icon's SVG is XML, not what a person debugs
+FORM_MIME = ("json", "x-www-form-urlencoded")
+
+Shape = Callable[[payload.Body, int], dict[str, Any]]
+
+
+def wanted(resource_type: Any, mime: Any) -> bool:
+    """XHR/Fetch/Document always; any other non-static request whose response is text-like."""
+    if resource_type in WANTED_TYPES:
+        return True
+    low = str(mime or "").lower()
+    return resource_type not in STATIC_TYPES and not low.startswith(MEDIA_MIME) and any(m in low for m in TEXT_MIME)
+
+
+def declared_size(headers: Any, encoded: Any) -> int | None:
+    """The body's size before reading it: Content-Length, else the bytes Chrome received (encodedDataLength)."""
+    length = payload.header(headers if isinstance(headers, dict) else {}, "content-length").split(",")[0].strip()
+    if length.isascii() and length.isdigit() and len(length) < 16:
+        return int(length)
+    return int(encoded) if isinstance(encoded, (int, float)) and encoded > 0 else None
+
+
+def decode(reply: dict[str, Any], mime: str) -> payload.Body:
+    """getResponseBody's answer as a Body: JSON and forms decoded (so fields named like secrets can be masked),
+    other text kept as text, base64 bytes of a non-text type as binary."""
+    data = reply.get("body") or ""
+    encoded = bool(reply.get("base64Encoded"))
+    raw = base64.b64decode(data) if encoded else data.encode("utf-8", "replace")
+    low = mime.lower()
+    if any(m in low for m in FORM_MIME):
+        return payload.decode(raw, low)
+    if not raw:
+        return payload.Body("empty", None, raw)
+    if encoded and not any(m in low for m in TEXT_MIME):
+        return payload.Body("binary", None, raw)
+    return payload.Body("text", None, raw)
+
+
+class ResponseBodies:
+    """Reads the bodies of finished requests beside the reader loop and hands each record back to `emit`."""
+
+    def __init__(self, shape: Shape, emit: Callable[[dict[str, Any]], None], cap: int = RESPONSE_CAP) -> None:
+        self.shape, self.emit, self.cap = shape, emit, cap
+        self._slots = asyncio.Semaphore(CONCURRENCY)  # binds to the running loop on first use (Python >= 3.10)
+        self._waiting: dict[int, dict[str, Any]] = {}
+        self._tasks: set[asyncio.Task] = set()
+
+    def finished(self, session: Session, rec: dict[str, Any], encoded: Any) -> bool:
+        """Called on loadingFinished. True: the body is being read and `emit(rec)` follows; False: emit now (the
+        body, when known without reading, is already in `rec["response"]["body"]`)."""
+        resp = rec.get("response")
+        if not isinstance(resp, dict) or rec.get("method") == "HEAD" or \
+                not wanted(rec.get("resource_type"), resp.get("mime")):
+            return False
+        size = declared_size(resp.get("headers"), encoded)
+        if size is not None and size > self.cap:
+            resp["body"] = {"kind": "too large", "size": size}
+            return False
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if len(self._waiting) >= MAX_WAITING:
+            resp["body"] = {"kind": "unavailable", "size": size, "why": "too many responses at once"}
+            return False
+        key = id(rec)
+        self._waiting[key] = rec
+        task = loop.create_task(self._read(session, key, str(resp.get("mime") or "")), name="response body")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _read(self, session: Session, key: int, mime: str) -> None:
+        body: dict[str, Any] = {"kind": "unavailable", "size": None}
+        try:
+            async with self._slots:
+                rec = self._waiting.get(key)
+                if rec is None:  # closed meanwhile: already written without its body
+                    return
+                reply = await session.call("Network.getResponseBody", {"requestId": rec["id"]}, READ_TIMEOUT)
+            decoded = decode(reply, mime)
+            body = {"kind": "too large", "size": len(decoded.raw)} if len(decoded.raw) > self.cap else \
+                self.shape(decoded, len(decoded.raw))
+        except CDPError as exc:  # the target went away, the body was evicted or never buffered
+            log.debug("response body unavailable: %s", exc)
+        except Exception:  # never the run's problem: the record is written without its body
+            log.exception("response body not read")
+        finally:
+            rec = self._waiting.pop(key, None)
+            if rec is not None:
+                rec["response"]["body"] = body
+                self.emit(rec)
+
+    async def settle(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) for the bodies being read, before the log closes."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
+    def close(self) -> None:
+        """Emit the records still waiting, body `unavailable`, and stop reading."""
+        for key in list(self._waiting):
+            rec = self._waiting.pop(key)
+            rec["response"]["body"] = {"kind": "unavailable", "size": None}
+            self.emit(rec)
+        for task in list(self._tasks):
+            task.cancel()
