@@ -1,5 +1,11 @@
-"""Response bodies for http.jsonl: the requests a person debugs (XHR, Fetch, Document, and other text-like
-responses), capped, read with Network.getResponseBody once Network.loadingFinished says the body is complete.
+"""Response bodies for http.jsonl: the requests a person debugs (XHR, Fetch, and other text-like responses that
+are not a page's HTML), capped, read with Network.getResponseBody once Network.loadingFinished says the body is
+complete.
+
+Why not Documents: a page's HTML routinely embeds values the redaction policy cannot name (a CSRF token in a meta
+tag, keys in an inline script's config, a one-time code shown as text) and that the page only later sends in a
+secret-named field; the record is written before that, so the value would stay in clear (tests/pipeline/
+test_secrets.py). JSON and form bodies are decoded, so their secret-named fields are masked like a request's.
 
 Why here and like this: interception speed is a product goal, so nothing of this touches the paused-request (Fetch)
 path or the CDP reader loop: a body is read in its own task, a few at a time (`CONCURRENCY`), and the record waits
@@ -29,8 +35,8 @@ BUFFERS = {"maxTotalBufferSize": 32 * RESPONSE_CAP, "maxResourceBufferSize": RES
 CONCURRENCY = 4      # getResponseBody calls in flight at once
 MAX_WAITING = 256    # records waiting for their body; past this a body is not read (`unavailable`)
 READ_TIMEOUT = 10.0  # seconds for one getResponseBody answer
-WANTED_TYPES = frozenset({"XHR", "Fetch", "Document", "EventSource"})
-STATIC_TYPES = frozenset({"Image", "Media", "Font", "Stylesheet", "Script", "TextTrack", "Manifest",
+WANTED_TYPES = frozenset({"XHR", "Fetch", "EventSource"})
+STATIC_TYPES = frozenset({"Document", "Image", "Media", "Font", "Stylesheet", "Script", "TextTrack", "Manifest",
                           "SignedExchange", "Prefetch", "CSPViolationReport", "Ping"})
 TEXT_MIME = ("json", "xml", "text/", "x-www-form-urlencoded", "graphql")
 MEDIA_MIME = ("image/", "font/", "audio/", "video/")  # an icon's SVG is XML, not what a person debugs
@@ -40,7 +46,7 @@ Shape = Callable[[payload.Body, int], dict[str, Any]]
 
 
 def wanted(resource_type: Any, mime: Any) -> bool:
-    """XHR/Fetch/Document always; any other non-static request whose response is text-like."""
+    """XHR/Fetch always; any other request (not a page's document, not static) whose response is text-like."""
     if resource_type in WANTED_TYPES:
         return True
     low = str(mime or "").lower()
