@@ -2,7 +2,10 @@
 
 Why a ranking and not a rule: the run's HTTP layer holds every request, and the terminal submission is the one a
 person would name by hand: a mutating request (POST/PUT/PATCH/DELETE, or a sent WebSocket message) that is not a
-beacon, right after the last click/submit. A request the run already caught (`intercepted`) outranks everything.
+beacon, right after the last click/submit. A request the run already caught (`intercepted`) outranks everything;
+then the last one the person blocked in hold mode (`clawrec record`): that is where a first run on a new site stops,
+and it may be a GET form submission (its fields are its query) or a WebSocket frame that was never sent (it is only in
+interceptions.jsonl). The order is check-spec's (taskspec/spec_runs.py): its terminal request is annotate's top one.
 
 The spec is generalized so that it catches the same submission in another run: ids and hashes in the URL path become
 `*`, the local sites' random ports become `{sites.NAME}` (when the manifest lists them). The rule's `fields` hold only
@@ -23,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 
-from taskspec.distinguish import Sent, distinguishing_fields, unread_look_alikes
+from taskspec.distinguish import Sent, distinguishing_fields, telling_values, unread_look_alikes
 from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, placeholder_url, token_reason,
@@ -31,6 +34,7 @@ from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation AP
 from taskspec import dump, placeholders
 from rundir.jsondepth import MAX_RECORD_DEPTH
 from taskspec.limits import TooDeep, loads_bounded
+from taskspec.match import query_params
 from taskspec.model import Rule
 from taskspec.plumbing import split_expect
 from rundir import records as R
@@ -41,6 +45,9 @@ BEACON_HOSTS = ("google-analytics.com", "googletagmanager.com", "doubleclick.net
                 "hotjar.com", "mixpanel.com", "amplitude.com", "facebook.com/tr", "clarity.ms")
 REDACTED = "[redacted]"
 TERMINAL_ACTIONS = ("click", "submit", "dblclick")
+CAUGHT = ("blocked", "fulfilled")  # a rule's catch, in http.jsonl `intercepted` / interceptions.jsonl `action`
+HELD = "held_blocked"              # hold mode's block (interceptor/core.py): no rule caught it
+PERSON = ("terminal", "page")      # who blocked a held request on purpose (not the timeout)
 
 
 class AnnotateError(ValueError):
@@ -57,13 +64,24 @@ class Candidate:
     url: str
     kind: str            # body kind: json|urlencoded|multipart|text|empty|... ("json" for a decodable WS message)
     payload: Any
-    intercepted: bool = False
+    intercepted: str = ""  # blocked|fulfilled (a rule's catch), held_blocked (hold mode); "" = it went out
+    held: int | None = None  # blocked by the person in hold mode: its line in interceptions.jsonl (decision order)
+    source: str = R.HTTP     # the file `line` is in: a blocked WebSocket frame is only in interceptions.jsonl
     after_last_action: bool = False
     gap: float = 0.0
 
     @property
     def is_websocket(self) -> bool:
         return self.method == "WS"
+
+    @property
+    def where(self) -> str:
+        return f"{self.source} line {self.line}"
+
+    def sent(self) -> Sent:
+        """As one of the run's requests (`frames` numbers interceptions.jsonl lines negative, as check-spec does)."""
+        return Sent(self.line if self.source == R.HTTP else -self.line, self.method, self.url, self.kind,
+                    self.payload)
 
     def keys(self) -> list[str]:
         body = graphql_element(self.payload) if isinstance(self.payload, list) else self.payload
@@ -180,21 +198,56 @@ def sent(run: Run) -> list[Sent]:
     return out
 
 
+def frames(run: Run) -> list[Sent]:
+    """The WebSocket messages the run kept from the socket (caught by a rule, or blocked in hold mode): they are in
+    interceptions.jsonl only; line -N = its line N."""
+    return [Sent(-n, "WS", rec["url"], str(rec.get("body_kind") or "json"), rec.get("body"))
+            for n, rec in enumerate(run.catches, 1) if str(rec.get("method")).upper() == "WEBSOCKET"
+            and isinstance(rec.get("url"), str) and rec["url"].startswith(("ws://", "wss://"))]
+
+
+def _held(rec: dict[str, Any]) -> dict[str, Any]:
+    return rec["held"] if isinstance(rec.get("held"), dict) else {}
+
+
+def _person_blocks(run: Run) -> dict[str, int]:
+    """interceptions.jsonl line of each request a person blocked in hold mode, by "id NETWORK_ID" (HTTP) or "ws N"
+    (a frame, on line N)."""
+    return {f"ws {n}" if str(rec.get("method")).upper() == "WEBSOCKET" else f"id {rec.get('network_id')}": n
+            for n, rec in enumerate(run.catches, 1) if rec.get("action") == HELD and _held(rec).get("by") in PERSON}
+
+
+def _action(value: Any) -> str:
+    return "blocked" if value is True else str(value or "")  # `true`: runs recorded before the action was named
+
+
 def candidates(run: Run) -> list[Candidate]:
-    """Mutating, non-beacon requests and sent WebSocket messages, best first (see `rank`)."""
+    """Mutating, non-beacon requests, sent WebSocket messages, and what hold mode blocked (a GET form submission,
+    a frame), best first (see `rank`)."""
     out: list[Candidate] = []
     records = dict(run.http)
+    person = _person_blocks(run)
     for s in sent(run):
         rec = records[s.line]
         if s.method == "WS":
             out.append(Candidate(s.line, _time(rec), "WS", s.url, s.kind, s.value))
             continue
-        if s.method not in MUTATING or not s.url.startswith(("http://", "https://")) or is_beacon(rec):
+        if not s.url.startswith(("http://", "https://")) or is_beacon(rec):
             continue
-        if graphql_reads_only(s.value):
+        action = _action(rec.get("intercepted"))
+        kind, value = s.kind, s.value
+        if s.method == "GET" and action == HELD:  # a held GET form submission: its fields are its query
+            kind, value = "urlencoded", query_params(s.url)
+        elif s.method not in MUTATING or graphql_reads_only(s.value):
             continue
-        out.append(Candidate(s.line, _time(rec), s.method, s.url, s.kind, s.value,
-                             intercepted=bool(rec.get("intercepted"))))
+        out.append(Candidate(s.line, _time(rec), s.method, s.url, kind, value, intercepted=action,
+                             held=person.get(f"id {rec['id']}") if action == HELD and rec.get("id") is not None else None))
+    for f in frames(run):
+        rec = run.catches[-f.line - 1]
+        t = _held(rec).get("held_t", rec.get("t"))
+        out.append(Candidate(-f.line, float(t) if isinstance(t, (int, float)) else 0.0, "WS", f.url, f.kind, f.value,
+                             intercepted=_action(rec.get("action") or "blocked"), held=person.get(f"ws {-f.line}"),
+                             source=R.INTERCEPTIONS))
     return rank(out, run.actions)
 
 
@@ -203,8 +256,13 @@ def _time(rec: dict[str, Any]) -> float:
     return float(t) if isinstance(t, (int, float)) else 0.0
 
 
+def _tier(c: Candidate) -> int:
+    return 0 if c.intercepted in CAUGHT else 1 if c.held is not None else 2 if c.intercepted else 3
+
+
 def rank(found: list[Candidate], actions: list[dict[str, Any]]) -> list[Candidate]:
-    """Caught requests first; then those after the final click/submit, nearest first; then earlier ones, latest
+    """Caught requests first; then those a person blocked in hold mode, the last decision first; then those hold
+    mode blocked at its timeout; then those after the final click/submit, nearest first; then earlier ones, latest
     first. A person's last click is what sends the submission; requests after it are its effects."""
     last = max((float(a.get("t") or 0) for a in actions
                 if a.get("type") in TERMINAL_ACTIONS or (a.get("type") == "keydown" and a.get("key") == "Enter")),
@@ -212,7 +270,7 @@ def rank(found: list[Candidate], actions: list[dict[str, Any]]) -> list[Candidat
     for c in found:
         c.after_last_action = last is not None and c.t >= last
         c.gap = c.t - last if last is not None else 0.0
-    return sorted(found, key=lambda c: (not c.intercepted, not c.after_last_action,
+    return sorted(found, key=lambda c: (_tier(c), -(c.held or 0), not c.after_last_action,
                                         c.gap if c.after_last_action else -c.t, c.line))
 
 
@@ -231,6 +289,13 @@ class Options:
 def fill_sites(text: str, sites: dict[str, str]) -> str:
     """`{sites.NAME}` replaced by the run's own base URL of that site (to match the run's recorded URLs)."""
     return placeholders.fill(text, sites, strict=False)
+
+
+def _lines(found: list[Sent]) -> str:
+    """Where requests are recorded (see `frames` for the negative lines), at most five per file."""
+    http, kept = [str(s.line) for s in found if s.line > 0][:5], [str(-s.line) for s in found if s.line < 0][:5]
+    return "; ".join(f"{name} line(s) {', '.join(lines)}" for name, lines in ((R.HTTP, http),
+                                                                             (R.INTERCEPTIONS, kept)) if lines)
 
 
 def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...], extra: tuple[str, ...] = (),
@@ -264,7 +329,7 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
     fields = list(dict.fromkeys(extra))
     matcher = Rule(index=0, url=fill_sites(rule["url"], sites), methods=() if c.is_websocket else (c.method,),
                    fields=tuple(fields), equals=equals)
-    target = Sent(c.line, c.method, c.url, c.kind, c.payload)
+    target = c.sent()
     added, left = distinguishing_fields(matcher, target, others, [p for p, _v in pairs if p not in volatile])
     fields += added
     notes = [f"`fields` {list(added)} tell this request apart from the run's other requests to the same endpoint"
@@ -273,8 +338,10 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
         notes.append(f"{len(unread)} other request(s) to this URL and method have no recorded body ({R.HTTP} "
                      f"line(s) {', '.join(str(s.line) for s in unread[:5])}); check the rule does not catch them")
     if left:
-        notes.append(f"the rule also catches {len(left)} other request(s) of the run ({R.HTTP} line(s) "
-                     f"{', '.join(str(s.line) for s in left[:5])}): add --equals or --fields to tell them apart")
+        telling = telling_values(matcher, target, left, [(p, v) for p, v in pairs if p not in volatile])
+        hint = f" (--equals {telling[0]} would)" if telling else ""
+        notes.append(f"the rule also catches {len(left)} other request(s) of the run ({_lines(left)}): add "
+                     f"--equals or --fields to tell them apart{hint}")
     expect = {p: v for p, v in pairs if p not in volatile and not is_file_part(v)
               and isinstance(v, (str, int, float, bool)) and v != REDACTED}
     if fields:
@@ -299,7 +366,7 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
         "instruction")
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
-    rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run))
+    rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run) + frames(run))
     expect, plumbing = split_expect(expect)
     if plumbing:
         notes.append("left out of `expect` (framework plumbing, not what the person meant): "
@@ -323,7 +390,7 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
 
 
 def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
-    head = (f"Annotated by `clawrec annotate` from {run.path.name} ({R.HTTP} line {c.line}: {c.method} {c.url}).\n"
+    head = (f"Annotated by `clawrec annotate` from {run.path.name} ({c.where}: {c.method} {c.url}).\n"
             "`fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
             "from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
             "compares.\n"

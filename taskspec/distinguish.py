@@ -78,3 +78,17 @@ def distinguishing_fields(rule: Rule, target: Sent, others: Iterable[Sent],
         pool.remove(best)
         remaining = best_left
     return tuple(added), remaining
+
+
+def telling_values(rule: Rule, target: Sent, left: list[Sent], pairs: Iterable[tuple[str, Any]]) -> list[str]:
+    """Constant fields of the target whose `equals` alone would drop every look-alike in `left` (what to suggest for
+    `--equals` when only values tell the requests apart; never chosen by annotate itself: a value in the matcher lets
+    an agent's differently-filled submission through)."""
+    out = []
+    for path, value in pairs:
+        if isinstance(value, (dict, list)) or path in rule.equals:
+            continue
+        trial = dataclasses.replace(rule, equals={**rule.equals, path: value})
+        if caught(trial, target) and not any(caught(trial, s) for s in left):
+            out.append(path)
+    return out

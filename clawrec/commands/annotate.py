@@ -7,18 +7,24 @@ from pathlib import Path
 import click
 
 from rundir import manifest as M
+from rundir import records as R
 
 from clawrec.errors import UsageError, check_creatable
-from taskspec.annotate import AnnotateError, Candidate, Options, Run, build_spec, candidates, dump_spec, read_run
+from taskspec.annotate import (
+    CAUGHT, HELD, AnnotateError, Candidate, Options, Run, build_spec, candidates, dump_spec, read_run,
+)
 from taskspec.model import CATEGORIES
 from taskspec.load import SpecError, load_spec
 
 
 def describe(n: int, c: Candidate) -> str:
-    """One line per candidate: N, method, URL, body keys (and why it ranks where it does)."""
+    """One line per candidate: N, method, URL, body (or GET query) keys, and why it ranks where it does."""
     keys = ", ".join(c.keys()[:8]) + (", …" if len(c.keys()) > 8 else "")
-    marks = [m for m, on in (("caught", c.intercepted), (f"+{c.gap:.2f}s after the last click",
-                                                            c.after_last_action and not c.intercepted)) if on]
+    marks = [m for m, on in (("caught", c.intercepted in CAUGHT),
+                             (f"blocked by the person: {R.INTERCEPTIONS}:{c.held}", c.held is not None),
+                             ("blocked at the hold timeout", c.intercepted == HELD and c.held is None),
+                             (f"+{c.gap:.2f}s after the last click", c.after_last_action and not c.intercepted))
+             if on]
     return f"{n:>3}  {c.method:<6} {c.url}  [{keys or c.kind}]" + (f"  ({'; '.join(marks)})" if marks else "")
 
 
@@ -62,8 +68,10 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
              equals: str, only_fields: str, category: str | None, list_only: bool, force: bool) -> int:
     """Turn a recorded RUN (e.g. a person's reference run) into an interception spec.
 
-    Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages), best first:
-    a request the run caught, then the one right after the final click/submit. Writes a v1 spec for the top one
+    Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages; GET form
+    submissions and WebSocket messages blocked in hold mode), best first: a request the run caught, then the last
+    one the person blocked in hold mode (`record`), then the one right after the final click/submit (the GET
+    form's query is its payload; a WebSocket message gets a ws:// rule). Writes a v1 spec for the top one
     (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, only the fields that tell it
     apart from the run's other requests to that endpoint, `expect` from the payload's values, token-shaped fields
     as `volatile`, and `reference:` pointing at RUN.
@@ -75,7 +83,7 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
         raise UsageError(str(exc)) from None
     if not found:
         raise UsageError(f"{run_dir}: no candidate terminal request (no POST/PUT/PATCH/DELETE other than "
-                         "analytics, no sent WebSocket message) in http.jsonl")
+                         "analytics, no sent WebSocket message in http.jsonl, nothing blocked in interceptions.jsonl)")
     for n, c in enumerate(found, 1):
         click.echo(describe(n, c))
     if list_only:

@@ -1,23 +1,28 @@
 """Hold mode beyond non-GET requests: WebSocket sends (WebSocket and WebSocketStream) and GET form submissions wait
 for the person's terminal answer (`clawrec record` on a private Xvfb; the page drives itself when the test's
 WebSocket server tells it to). The site's own log and the WebSocket server's are the truth of what arrived; the
-start URL has a query but is no form submission: not held."""
+start URL has a query but is no form submission: not held. Then `annotate` turns the run into a spec for its last
+blocked request (the GET form; and, on the run cut right after the last blocked frame, that frame) that `check-spec`
+accepts against it (in-process, on the recorded files: no second browser)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import urllib.request
 from urllib.parse import quote
 
+from clawrec.cli import main
 from recorder.display import start_display
+from taskspec.load import load_spec
 from tests.pipeline.helpers import jsonl, manifest
 from tests.record.helpers import REPO, StderrLines, wait_for
 from tests.record.holdsite import HoldSite, WsSite, write_spec
 
 
-def test_hold_websocket_sends_and_get_forms(tmp_path):
+def test_hold_websocket_sends_and_get_forms(tmp_path, capsys):
     display = start_display()
     with HoldSite() as site, WsSite() as ws:
         spec = write_spec(tmp_path, site, "hold-forms", start_url=f"{site.url}forms?ws={quote(ws.url, safe='')}")
@@ -85,3 +90,54 @@ def test_hold_websocket_sends_and_get_forms(tmp_path):
         ("held_blocked", "GET", 7, "terminal")]
     assert blocked[0]["body"] == {"n": 2, "note": "frame 2"} and blocked[0]["url"] == ws.url
     assert blocked[2]["query"] == {"q": "second"} and blocked[2]["resource_type"] == "Document"
+
+    # annotate: the last blocked request, the GET form, is the top candidate; its query is its payload. Only a value
+    # tells it from the allowed search (same URL, same field): check-spec says so, the spec's note names --equals q
+    out_spec = tmp_path / "specs" / "search.yaml"
+    code, out, err = cli(capsys, "annotate", run, "--out", out_spec)
+    assert code == 0, err
+    assert out.splitlines()[0].split()[1:4] == ["GET", f"{site.url}search?q=second", "[q]"], out
+    assert "blocked by the person: interceptions.jsonl:3" in out.splitlines()[0]
+    assert f"check-spec: {run} (reference): 2 match(es) -- FAIL" in err, err
+    assert "other request(s) of the run (http.jsonl line(s)" in out_spec.read_text()
+    assert "(--equals q would)" in out_spec.read_text()
+    code, out, err = cli(capsys, "annotate", run, "--out", out_spec, "--equals", "q", "--force")
+    assert code == 0 and f"check-spec: {run} (reference): 1 match(es) -- OK" in err, err
+    rule = load_spec(out_spec).intercept[0]
+    assert (rule.url, rule.methods, rule.equals) == (f"{site.url}search", ("GET",), {"q": "second"})
+    assert load_spec(out_spec).expect == {"q": "second"}
+    form = next(n for n, r in enumerate(jsonl(run, "http.jsonl"), 1) if r.get("url", "").endswith("?q=second"))
+    code, out, err = cli(capsys, "check-spec", out_spec)  # the spec's `reference:` is the run
+    assert code == 0 and f"{run} (reference): 1 match(es) -- OK" in out, out + err
+    assert f"http.jsonl:{form} GET {site.url}search?q=second" in out, out
+
+    # the same run cut right after the last blocked frame (Done pressed then): that frame, never sent, is the top
+    # candidate; a WebSocket rule (no method), checked against the frames sent and blocked on that socket
+    cut = cut_run(run, tmp_path / "cut", blocked[1]["t"])
+    out_spec = tmp_path / "specs" / "stream.yaml"
+    code, out, err = cli(capsys, "annotate", cut, "--out", out_spec, "--equals", "n")
+    assert code == 0, err
+    assert out.splitlines()[0].split()[1:3] == ["WS", ws.url] and "interceptions.jsonl:2" in out.splitlines()[0]
+    assert f"check-spec: {cut} (reference): 1 match(es) -- OK" in err and "interceptions.jsonl:2 WS" in err, err
+    spec = load_spec(out_spec)
+    assert spec.intercept[0].is_websocket and spec.intercept[0].methods == ()
+    assert (spec.intercept[0].url, spec.intercept[0].equals) == (ws.url, {"n": 4})
+    assert spec.expect == {"n": 4, "note": "stream 4"}
+    code, out, err = cli(capsys, "check-spec", out_spec)
+    assert code == 0 and f"{cut} (reference): 1 match(es) -- OK" in out, out + err
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    """`clawrec ARGS` in this process: (exit code, stdout, stderr)."""
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cut_run(run, dest, t: float):
+    """A copy of the run holding only what happened up to `t` (seconds on the run's clock) in each JSONL layer."""
+    shutil.copytree(run, dest, ignore=shutil.ignore_patterns("screenshots", "*.har"))
+    for path in dest.glob("*.jsonl"):
+        kept = [line for line in path.read_text().splitlines() if json.loads(line).get("t", 0) <= t]
+        path.write_text("".join(line + "\n" for line in kept))
+    return dest
