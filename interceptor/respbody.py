@@ -8,7 +8,7 @@ secret-named field; the record is written before that, so the value would stay i
 test_secrets.py). JSON and form bodies are decoded, so their secret-named fields are masked like a request's.
 
 Why here and like this: interception speed is a product goal, so nothing of this touches the paused-request (Fetch)
-path or the CDP reader loop: a body is read in its own task, a few at a time (`CONCURRENCY`), and the record waits
+path or the CDP reader loop: a body is read by a CDP call whose answer a callback handles, a few at a time (`CONCURRENCY`), and the record waits
 for it (its `t` is the time the request finished, so steps still place it right). Chrome keeps response bodies only
 when Network.enable gives it buffers: `BUFFERS` are small (a body over the cap is never buffered, nor read: it is
 `{kind: "too large", size}`). A body that cannot be read (its target went away, Chrome evicted it, the run is
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+from collections import deque
 from typing import Any, Callable
 
 from interceptor.cdp import CDPError, Session
@@ -34,7 +35,6 @@ RESPONSE_CAP = 64 * 1024  # bytes of one response body kept; bigger ones are {ki
 BUFFERS = {"maxTotalBufferSize": 32 * RESPONSE_CAP, "maxResourceBufferSize": RESPONSE_CAP}
 CONCURRENCY = 4      # getResponseBody calls in flight at once
 MAX_WAITING = 256    # records waiting for their body; past this a body is not read (`unavailable`)
-READ_TIMEOUT = 10.0  # seconds for one getResponseBody answer
 WANTED_TYPES = frozenset({"XHR", "Fetch", "EventSource"})
 STATIC_TYPES = frozenset({"Document", "Image", "Media", "Font", "Stylesheet", "Script", "TextTrack", "Manifest",
                           "SignedExchange", "Prefetch", "CSPViolationReport", "Ping"})
@@ -78,13 +78,17 @@ def decode(reply: dict[str, Any], mime: str) -> payload.Body:
 
 
 class ResponseBodies:
-    """Reads the bodies of finished requests beside the reader loop and hands each record back to `emit`."""
+    """Reads the bodies of finished requests beside the reader loop and hands each record back to `emit`.
+
+    Plain futures and done-callbacks, no task per body (a task and a timeout per request cost CPU the browser
+    shares): at most CONCURRENCY getResponseBody calls are out at once, the rest wait in a queue. No per-call
+    timeout: a closed session fails its calls, and close() writes whatever is still waiting."""
 
     def __init__(self, shape: Shape, emit: Callable[[dict[str, Any]], None], cap: int = RESPONSE_CAP) -> None:
         self.shape, self.emit, self.cap = shape, emit, cap
-        self._slots = asyncio.Semaphore(CONCURRENCY)  # binds to the running loop on first use (Python >= 3.10)
-        self._waiting: dict[int, dict[str, Any]] = {}
-        self._tasks: set[asyncio.Task] = set()
+        self._waiting: dict[int, tuple[Session, dict[str, Any], str]] = {}  # id(rec) -> what reads it
+        self._queue: deque[int] = deque()
+        self._out: dict[asyncio.Future, int] = {}  # calls in flight -> their record
 
     def finished(self, session: Session, rec: dict[str, Any], encoded: Any) -> bool:
         """Called on loadingFinished. True: the body is being read and `emit(rec)` follows; False: emit now (the
@@ -98,50 +102,76 @@ class ResponseBodies:
             resp["body"] = {"kind": "too large", "size": size}
             return False
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a caller outside the interceptor): nothing can be read
             return False
         if len(self._waiting) >= MAX_WAITING:
             resp["body"] = {"kind": "unavailable", "size": size, "why": "too many responses at once"}
             return False
-        key = id(rec)
-        self._waiting[key] = rec
-        task = loop.create_task(self._read(session, key, str(resp.get("mime") or "")), name="response body")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._waiting[id(rec)] = (session, rec, str(resp.get("mime") or ""))
+        self._queue.append(id(rec))
+        self._pump()
         return True
 
-    async def _read(self, session: Session, key: int, mime: str) -> None:
+    def _pump(self) -> None:
+        while self._queue and len(self._out) < CONCURRENCY:
+            key = self._queue.popleft()
+            if key not in self._waiting:
+                continue
+            session, rec, _mime = self._waiting[key]
+            fut = session.send("Network.getResponseBody", {"requestId": rec["id"]})
+            self._out[fut] = key
+            fut.add_done_callback(self._answered)
+
+    def _answered(self, fut: asyncio.Future) -> None:
+        key = self._out.pop(fut, None)
+        entry = self._waiting.pop(key, None) if key is not None else None
+        if entry is None:  # closed meanwhile: already written without its body
+            if not fut.cancelled():
+                fut.exception()  # retrieved: never "exception was never retrieved"
+            return
+        _session, rec, mime = entry
         body: dict[str, Any] = {"kind": "unavailable", "size": None}
         try:
-            async with self._slots:
-                rec = self._waiting.get(key)
-                if rec is None:  # closed meanwhile: already written without its body
-                    return
-                reply = await session.call("Network.getResponseBody", {"requestId": rec["id"]}, READ_TIMEOUT)
-            decoded = decode(reply, mime)
-            body = {"kind": "too large", "size": len(decoded.raw)} if len(decoded.raw) > self.cap else \
-                self.shape(decoded, len(decoded.raw))
-        except CDPError as exc:  # the target went away, the body was evicted or never buffered
-            log.debug("response body unavailable: %s", exc)
+            if fut.cancelled():
+                pass
+            elif isinstance(exc := fut.exception(), CDPError):  # target gone, body evicted or never buffered
+                log.debug("response body unavailable: %s", exc)
+            elif exc is None:
+                body = self._shape(decode(fut.result(), mime))
         except Exception:  # never the run's problem: the record is written without its body
             log.exception("response body not read")
-        finally:
-            rec = self._waiting.pop(key, None)
-            if rec is not None:
-                rec["response"]["body"] = body
-                self.emit(rec)
+        rec["response"]["body"] = body
+        self.emit(rec)
+        self._pump()
+
+    def _shape(self, decoded: payload.Body) -> dict[str, Any]:
+        """The body record. A decoded value is put in after shaping: the run's JsonlWriter masks secret-named fields
+        of every line that may hold one (rundir/redact.py, the same rule as `mask_fields`), so masking here too
+        walked a big JSON twice (measured: the walk is most of a body's cost)."""
+        size = len(decoded.raw)
+        if size > self.cap:
+            return {"kind": "too large", "size": size}
+        value, decoded.value = decoded.value, None
+        body = self.shape(decoded, size)
+        if value is not None and decoded.kind not in ("text", "binary"):
+            body["value"] = value
+        return body
 
     async def settle(self, timeout: float) -> None:
         """Wait (at most `timeout` s) for the bodies being read, before the log closes."""
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=timeout)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self._out:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            await asyncio.wait(list(self._out), timeout=left)
+            await asyncio.sleep(0)  # let the done-callbacks run (they send the next calls)
 
     def close(self) -> None:
         """Emit the records still waiting, body `unavailable`, and stop reading."""
+        self._queue.clear()
         for key in list(self._waiting):
-            rec = self._waiting.pop(key)
+            _session, rec, _mime = self._waiting.pop(key)
             rec["response"]["body"] = {"kind": "unavailable", "size": None}
             self.emit(rec)
-        for task in list(self._tasks):
-            task.cancel()
