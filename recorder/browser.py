@@ -38,6 +38,15 @@ BASE_FLAGS = [
 ]
 
 
+# Root needs --no-sandbox, and Chromium then shows "You are using an unsupported command-line flag: --no-sandbox"
+# as an infobar over every page (in the video, in the person's window), pushing the page down by its height. The
+# startup infobars are skipped under --test-type (chrome/browser/ui/startup/infobar_utils.cc:
+# AddInfoBarsIfNecessary); the policy CommandLineFlagSecurityWarningsEnabled would need a machine-wide
+# /etc/chromium/policies file (Chromium ignores --policy here, measured). --test-type changed nothing else we could
+# measure (navigator, user agent, extension, CDP; tests/recorder/test_no_sandbox_bar.py).
+QUIET_NO_SANDBOX = ["--test-type"]
+
+
 class BrowserLaunchError(RuntimeError):
     """Chromium is missing or did not come up; the message says what to do."""
 
@@ -153,7 +162,7 @@ def launch_browser(
     flags = [*BASE_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}",
              "--window-position=0,0"]
     if os.geteuid() == 0:
-        flags.append("--no-sandbox")
+        flags += ["--no-sandbox", *QUIET_NO_SANDBOX]
     if headless:
         flags.append("--headless=new")
     if kiosk and not headless:
