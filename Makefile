@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 CLAWREC := .venv/bin/clawrec
 
-.PHONY: setup openclaw demo test bench fuzz clean
+.PHONY: setup openclaw agents demo test bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh base
@@ -10,13 +10,16 @@ setup:
 openclaw:
 	@bash scripts/setup.sh openclaw
 
+agents:  # browser-use (own venv), Claude Code, Codex, Playwright MCP into .tools/
+	@bash scripts/setup.sh agents
+
 demo: setup
 	@bash scripts/demo.sh
 
-test: setup openclaw
+test: setup openclaw agents
 	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
-bench: setup openclaw
+bench: setup openclaw agents
 	@$(PY) -m bench
 
 fuzz: setup  # the fuzz suite with many random examples (make test runs a few, derandomized)

@@ -157,7 +157,7 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
             agent = create_agent(req.agent) if isinstance(req.agent, str) else req.agent
         except AgentSetupError as exc:
             raise UsageError(str(exc)) from None
-        options: dict[str, Any] = {"agent_cmd": req.agent_cmd, "sites": urls or {},
+        options: dict[str, Any] = {"agent_cmd": req.agent_cmd, "sites": urls or {}, "headless": req.headless,
                                    "replay_from": str(req.replay_from) if req.replay_from else None}
         ctx = AgentContext(cdp_url="", task=task_info(spec), run_dir=Path("."), log=lambda *a, **k: None,
                            model=req.model, options=options)
@@ -281,6 +281,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         ctx.options["agent_log_path"] = str(rec.agent_log_path)
         ctx.options["task_file"] = str(task_file)
         ctx.options["redactor"] = rec.agent_log.writer.redactor  # what an agent program prints: the same policy
+        if rec.display is not None:  # the screen the browser is on (computer-use sees and drives it)
+            ctx.options.update(display=rec.display.name, screen_size=tuple(rec.window_size))
         icpt.failclosed.watch_file(task_file)  # secrets in clear: removed by the watchdog if clawrec is killed
         ctx.on_process_group = icpt.failclosed.watch_group
         ctx.on_private_path = icpt.failclosed.watch_file  # OpenClaw's prompt and state: the same

@@ -226,7 +226,8 @@
   addEventListener("click", guard((e) => {
     const tgt = composedTarget(e);
     if (typing && typing.el !== elementOf(tgt)) endTyping();
-    emit({ type: "click", x: e.clientX, y: e.clientY, page_x: e.pageX, page_y: e.pageY, button: e.button,
+    emit({ type: "click", x: e.clientX, y: e.clientY, page_x: e.pageX, page_y: e.pageY, screen_x: e.screenX,
+      screen_y: e.screenY, button: e.button,
       detail: e.detail, trusted: e.isTrusted, target: describe(tgt) });
   }), opts);
 

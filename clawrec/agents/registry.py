@@ -29,6 +29,7 @@ BUILTINS: dict[str, str] = {
     "human": "clawrec.agents.human:HumanAgent",
     "null": "clawrec.agents.null:NullAgent",
     "random": "clawrec.agents.random:RandomAgent",
+    "computer-use": "clawrec.agents.computer_use:ComputerUseAgent",
 }
 
 

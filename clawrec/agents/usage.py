@@ -54,3 +54,25 @@ class UsageTotals:
 
     def record(self) -> dict[str, Any]:
         return priced(self.model, self.input, self.output, self.requests, self.cache_read, self.cache_write)
+
+
+class MessagesUsage:
+    """Sums the usage of Anthropic Messages responses (the SDK's `resp.usage`) into the manifest's record."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.record = priced(model, 0, 0, 0)
+        self.cache = [0, 0]  # cache read, cache write tokens
+
+    def add(self, usage: Any) -> None:
+        rec = self.record
+        rec["requests"] += 1
+        rec["input_tokens"] += getattr(usage, "input_tokens", None) or 0
+        rec["output_tokens"] += getattr(usage, "output_tokens", None) or 0
+        self.cache[0] += getattr(usage, "cache_read_input_tokens", None) or 0
+        self.cache[1] += getattr(usage, "cache_creation_input_tokens", None) or 0
+        rec.update(priced(self.model, rec["input_tokens"], rec["output_tokens"], rec["requests"], *self.cache))
+
+    @property
+    def tokens(self) -> int:
+        return self.record["input_tokens"] + self.record["output_tokens"]

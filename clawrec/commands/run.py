@@ -37,7 +37,8 @@ def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) ->
 @click.command("run")
 @click.argument("task", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--agent", "agent", required=True,
-              help="command | claude | replay | openclaw | human, or a name from the clawrec.agents entry points.")
+              help="command | claude | replay | openclaw | computer-use | human, "
+                   "or a name from the clawrec.agents entry points.")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write the run here (new or empty directory).")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
