@@ -9,6 +9,7 @@ model gets a fresh screenshot. Needs a display (not --headless), ANTHROPIC_API_K
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 from typing import Any
@@ -81,10 +82,21 @@ class ComputerUseAgent:
                 "display_height_px": screen.height, "display_number": screen.number}
         secrets = secret_values(ctx.task.user)
         usage = MessagesUsage(model)
-        steps = 0
-        messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
         ctx.log("system", SYSTEM, model=model, tool=TOOL_TYPE, display=screen.name,
                 screen=[screen.width, screen.height])
+        state = {"steps": 0}
+        try:
+            return await self._loop(ctx, client, screen, model, tool, max_steps, token_limit, usage, secrets, state)
+        except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): its usage still counts
+            return AgentResult("ok", "stopped by the run", state["steps"], usage.record)
+
+    async def _loop(self, ctx: AgentContext, client: Any, screen: XDisplay, model: str, tool: dict[str, Any],
+                    max_steps: int, token_limit: int, usage: MessagesUsage, secrets: list[tuple[str, str]],
+                    state: dict[str, int]) -> AgentResult:
+        import anthropic
+
+        steps = 0
+        messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
         ctx.log("user", mask(messages[0]["content"], secrets))
         while True:
             if ctx.stop.is_set():
@@ -109,7 +121,7 @@ class ComputerUseAgent:
             results = []
             for call in calls:
                 results.append(await self._call(ctx, screen, call, steps >= max_steps, secrets))
-                steps += 1
+                steps = state["steps"] = steps + 1
             messages.append({"role": "user", "content": results})
             _elide_old_screenshots(messages)
             if steps >= max_steps:
