@@ -260,6 +260,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
                        ignore_urls=rec.own_urls + (human.own_urls if human else []),
                        secrets=rec.secrets + prepared.secrets, hold=human.hold if human else None)
+    rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets
     guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
         writer.guard = guard

@@ -195,7 +195,10 @@
   }
 
   function valueOf(el) {
-    if (isSecret(el)) return { value: null, masked: true };
+    // A secret input's value goes to the recorder once, as `secret_value` (never written: the recorder learns it
+    // as a run secret, so an agent that repeats it anywhere is redacted too; rundir/redact.py).
+    if (isSecret(el)) return el.value ? { value: null, masked: true, secret_value: String(el.value).slice(0, MAX_VALUE) }
+      : { value: null, masked: true };
     if (el.isContentEditable) return { value: trunc(el.textContent, MAX_VALUE) };
     if (el.type === "checkbox" || el.type === "radio") return { value: el.value, checked: el.checked };
     if (el.tagName === "SELECT") return { value: trunc(el.value, MAX_VALUE),

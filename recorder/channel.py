@@ -81,10 +81,11 @@ class ActionChannel:
     one on receipt (a snapshot record replaced by its live twin is announced once)."""
 
     def __init__(self, writer: JsonlWriter, clock: RunClock, on_action: Callable[[dict], None] | None = None,
-                 token: str | None = None) -> None:
+                 token: str | None = None, on_secret: Callable[[str], None] | None = None) -> None:
         self.writer = writer
         self.clock = clock
         self.on_action = on_action
+        self.on_secret = on_secret  # told the value typed into a secret input (before its record is written)
         self.token = token or secrets.token_urlsafe(24)
         self.port = 0
         self.seq = 0
@@ -171,6 +172,9 @@ class ActionChannel:
             self._write_event({"type": "dropped", "count": lost, "source": "service_worker"})
 
     def _write_event(self, evt: dict) -> None:
+        typed = evt.pop("secret_value", None)  # never written: a run secret from now on
+        if isinstance(typed, str) and typed and self.on_secret is not None:
+            self.on_secret(typed)
         ts = evt.pop("ts", None)
         t = self.clock.from_epoch_ms(float(ts)) if isinstance(ts, (int, float)) else self.clock.now()
         evt.pop("t", None)

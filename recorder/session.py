@@ -35,6 +35,8 @@ from recorder.browser import Browser, launch_browser
 from recorder.channel import ActionChannel
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
+from rundir.redact import MIN_VALUE_LEN, Redactor
+from rundir.scrub import scrub_run, scrub_values
 from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
 
@@ -110,6 +112,8 @@ class Recording:
         self.interrupt_reason = "interrupted"  # the stop reason if start() is cancelled (the caller may name why)
         self.extension_id = ""  # chrome-extension://<id>/ is the recorder's own traffic (its channel socket)
         self._lock = threading.Lock()
+        self.learnt: list[str] = []  # values typed into secret inputs: run secrets from then on (learn_secret)
+        self.learn_writers: list[JsonlWriter] = []  # the run's other writers (the interceptor's) that learn them too
 
     # ---- public API -------------------------------------------------------------------------------------------
     @property
@@ -123,6 +127,15 @@ class Recording:
     def secrets(self) -> list[str]:
         """Values that must never reach a run file (the channel token): the Interceptor's `secrets`."""
         return ([self.channel.token] if self.channel is not None else []) + self._extra_secrets
+
+    def learn_secret(self, value: str) -> None:
+        """A value typed into a secret input (password, one-time code, card number): redacted from now on by every
+        writer of the run, and scrubbed at finalize from what was written before (rundir/scrub.py)."""
+        if len(value) < MIN_VALUE_LEN or value in self.learnt:
+            return
+        self.learnt.append(value)
+        for writer in self.writers + self.learn_writers:
+            writer.secrets = [value]
 
     @property
     def writers(self) -> list[JsonlWriter]:
@@ -196,7 +209,7 @@ class Recording:
         self.actions = JsonlWriter(self.run_dir / records.ACTIONS, self.clock)
         self.agent_log = AgentLogSink(self.run_dir, self.clock)
         self.agent_log.start()
-        self.channel = ActionChannel(self.actions, self.clock, on_action=self._on_action)
+        self.channel = ActionChannel(self.actions, self.clock, on_action=self._on_action, on_secret=self.learn_secret)
         await self.channel.start()
         self.actions.secrets = self.agent_log.writer.secrets = self.secrets
         ext = self._tmp / "extension"
@@ -339,6 +352,10 @@ class Recording:
             stop_reason = f"{stop_reason}; recorder: {', '.join(self.failures)}" if stop_reason else \
                 f"recorder: {', '.join(self.failures)}"
             status = "crashed"
+        if self.learnt:  # before the manifest hashes the layers: the hashes are those of the scrubbed files
+            redactor = Redactor(self.learnt)
+            scrub_run(self.run_dir, self.learnt)
+            base, stop_reason = scrub_values(base, redactor), redactor.text(stop_reason)
         self.manifest = manifest.finish(self.run_dir, base, status, stop_reason, ended=ended, failed=self.degraded)
         return self.manifest
 

@@ -1,5 +1,6 @@
-"""The spec's own secrets: `user` values read from the environment (`password: {env: CRM_PASSWORD}`) and `user`
-fields marked secret (`secrets: [password, card.number]`).
+"""The spec's own secrets: `user` values read from the environment (`password: {env: CRM_PASSWORD}`), `user`
+fields marked secret (`secrets: [password, card.number]`), and `user` fields whose name the redaction policy calls
+secret (`password`, `pin`, `otp`, `card.number`, …: rundir/redact.py), marked or not.
 
 Why here: the checker records where each secret lives (dotted `user` paths, the env variable and its line), and a
 run resolves the variables (`resolve_env`) and hands their values to every writer as secrets (`secret_values`), so
@@ -52,7 +53,7 @@ def check(checker: Any, user: dict[str, Any], marked: Any) -> tuple[tuple[str, .
                 walk(v, path + (i,))
 
     walk(user, ("user",))
-    paths: list[str] = []
+    paths: list[str] = named_secrets(user)
     if marked is not None:
         if not isinstance(marked, list):
             checker.bad(("secrets",), "must be a list of user field paths (e.g. [password, card.number])")
@@ -65,6 +66,34 @@ def check(checker: Any, user: dict[str, Any], marked: Any) -> tuple[tuple[str, .
             else:
                 paths.append(p)
     return tuple(dict.fromkeys(paths + list(env))), env
+
+
+def named_secrets(user: dict[str, Any]) -> list[str]:
+    """Dotted paths of `user` values whose field name (or dotted path: `card.number`) the redaction policy calls
+    secret. Why: a spec that writes `password: admin-pass-123` in clear and forgets `secrets:` must not leak it."""
+    from rundir.redact import secret_field
+
+    found: list[str] = []
+    seen: set[int] = set()
+
+    def walk(value: Any, path: tuple[str, ...]) -> None:
+        if isinstance(value, (dict, list)):
+            if id(value) in seen or len(seen) > MAX_NODES:
+                return
+            seen.add(id(value))
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for k, v in items:
+            sub = path + (str(k),)
+            if env_ref(v) is not None:
+                continue  # an {env:} value is a secret already
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                if secret_field(str(k), v) or (len(sub) > 1 and secret_field("_".join(sub[-2:]), v)):
+                    found.append(".".join(sub))
+            else:
+                walk(v, sub)
+
+    walk(user, ())
+    return found
 
 
 def resolve_env(spec: Any, environ: Mapping[str, str]) -> Any:

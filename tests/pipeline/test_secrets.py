@@ -1,8 +1,12 @@
 """Secrets never reach a run file (README "Secrets"): a page sends every kind of secret (headers, query, JSON, form,
-a cookie, OTP and card inputs), the spec reads the password from the environment and marks card, CVC and a member
-id secret, and the agent echoes the password and the member id to its stdout and stderr; after `clawrec run` and
-`clawrec view`, no file of the run directory or the report holds any value, while the site's own log shows the agent
-really used them and the judge still reads the payload's other fields."""
+a cookie, OTP and card inputs), the spec reads the password from the environment, marks card, CVC and a member
+id secret and has a `pin` user field it does not mark (secret by its name), and the agent echoes the password and
+the member id to its stdout and stderr; it also says the one-time code the page shows in agent.jsonl before and
+after typing it into an `autocomplete=one-time-code` input, and types a new password given on its command line
+(the manifest's agent_cmd) into an `autocomplete=new-password` input (typed secrets: run secrets from then on,
+earlier files scrubbed at finalize). After `clawrec run` and `clawrec view`, no file of the run directory or the
+report holds any value, while the site's own log shows the agent really used them and the judge still reads the
+payload's other fields."""
 
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ PAGE_SECRETS = {"QT": "qtok-Hf81Lm2", "RT": "rtok-Pq02Zx9", "HK": "hkey-Aa17Wc4"
                 "JS": "csec-Oo88Vv3", "JT": "jtok-Ii99Uu6", "FP": "fpwd-Gg11Hh7", "FPIN": "804216"}
 COOKIE = "ck-Zz12Yy3"
 USER = {"card": "4111111111111111", "cvc": "7364", "member_id": "M-55821-ZZ"}
+PIN = "60418"  # a user field named `pin`, in no `secrets:` list
+NEW_PASSWORD = "NewPw-Tt51x"  # on the agent's command line, typed into a new-password input
 
 PAGE = """<!doctype html><html><body><h1>Sign in</h1>
 <p id="hint">Your one-time code is %(OTP)s</p>
@@ -34,6 +40,7 @@ PAGE = """<!doctype html><html><body><h1>Sign in</h1>
 <label for="c">Card</label><input id="c" name="f3" autocomplete="cc-number">
 <label for="v">CVC</label><input id="v" name="f4" autocomplete="cc-csc">
 <label for="m">Member</label><input id="m" name="member">
+<label for="n">New password</label><input id="n" name="f5" autocomplete="new-password">
 <button id="go" type="button">Go</button><p id="status"></p>
 <script>
 const S = %(SECRETS)s;
@@ -97,6 +104,7 @@ user:
   card: "{USER['card']}"
   cvc: "{USER['cvc']}"
   member_id: {USER['member_id']}
+  pin: "{PIN}"
 secrets: [card, cvc, member_id]
 limits: {{time_s: 90, steps: 50}}
 intercept:
@@ -126,7 +134,7 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
     try:
         spec = _spec(tmp_path, site.url)
         monkeypatch.setenv("CLAWREC_TEST_PASSWORD", PASSWORD)
-        code = main(["run", str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {AGENT}",
+        code = main(["run", str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {AGENT} {NEW_PASSWORD}",
                      "--headless", "--runs-dir", str(tmp_path / "runs")])
         out, err = capsys.readouterr()
         assert code == 0, err
@@ -144,7 +152,7 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
     assert probe["headers"].get("X-Api-Key") == PAGE_SECRETS["HK"] and COOKIE in probe["headers"].get("Cookie", "")
     assert not [r for r in site.log if r["path"] == "/api/submit"]
     # ... and no file of the run, nor the report, holds any of them.
-    values = [PASSWORD, "Env-Pw-9Qz%21x3", OTP, COOKIE, *PAGE_SECRETS.values(), *USER.values()]
+    values = [PASSWORD, "Env-Pw-9Qz%21x3", OTP, COOKIE, *PAGE_SECRETS.values(), *USER.values(), PIN, NEW_PASSWORD]
     assert _found(run_dir, values) == [] and _found(tmp_path / "report.html", values) == []  # noqa
     assert manifest(run_dir)["status"] == "intercepted"
     # What the agent printed (each value cut in two by a flush) is in its logs redacted, next to the hash that proves
@@ -162,6 +170,10 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
     task_file = Path(re.search(r"task file (\S+)", (run_dir / "agent.stdout.log").read_text())[1])
     assert run_dir not in task_file.parents and not task_file.exists()
     assert json.loads((run_dir / "task.json").read_text())["user"]["password"] == "[redacted]"
+    assert json.loads((run_dir / "task.json").read_text())["user"]["pin"] == "[redacted]"
+    # The agent said the code before and after typing it (agent.jsonl keeps the lines, not the value).
+    said = [m["content"] for m in jsonl(run_dir, "agent.jsonl") if "the code is" in str(m.get("content"))]
+    assert said == ["the code is [redacted] (typing it)", "the code is [redacted] (typed)"], said
 
 
 def test_missing_environment_variable_is_one_line_naming_the_spec_line(tmp_path, capsys, monkeypatch):

@@ -1,0 +1,105 @@
+"""Scrub a run directory of secret values learnt during the run, in the files already written.
+
+Why: a value typed into a secret input (a password, a one-time code, a card number) becomes a run secret only when
+it is typed; what was written before (an agent that said the code before typing it, task.json, an agent's output)
+may hold it. The run's finalize calls `scrub_run` with the learnt values BEFORE the manifest hashes the layers, so
+the hashes are those of the scrubbed files. JSON lines and JSON files are parsed and redacted like any record
+(rundir/redact.py: structure kept; a line without the value is left byte for byte); other text files get the
+value, its JSON-escaped and its URL-encoded forms replaced; binary files (video, JPEG) are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
+from rundir.records import dumps_line
+from rundir.redact import REDACTED, Redactor
+
+TEXT_SUFFIXES = (".log", ".txt", ".html", ".md", ".csv", ".yaml", ".yml")
+JSON_SUFFIXES = (".json", ".har")
+SKIP = ("manifest.json",)  # rewritten from the redacted manifest base after the scrub
+
+
+def scrub_run(run_dir: str | Path, values: Iterable[str]) -> list[str]:
+    """Replace `values` in every text file under `run_dir`; returns the files changed (relative paths)."""
+    redactor = Redactor(values)
+    if not redactor.values:
+        return []
+    changed = []
+    for path in sorted(Path(run_dir).rglob("*")):
+        if not path.is_file() or path.is_symlink() or path.name in SKIP or path.name.startswith("."):
+            continue
+        try:
+            if _scrub_file(path, redactor):
+                changed.append(str(path.relative_to(run_dir)))
+        except (OSError, UnicodeDecodeError):
+            continue  # unreadable or not text: nothing we wrote as text
+    return changed
+
+
+def scrub_values(value: Any, redactor: Redactor) -> Any:
+    """`value` with the redactor's secret values replaced in every string (by value only: a manifest's field names
+    are ours, not a page's)."""
+    if isinstance(value, dict):
+        return {k: scrub_values(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_values(v, redactor) for v in value]
+    if isinstance(value, str):
+        return redactor.text(value)
+    return value
+
+
+def _needles(redactor: Redactor) -> list[str]:
+    found = set(redactor.values)
+    found.update(json.dumps(v)[1:-1] for v in redactor.values)
+    return sorted(found, key=len, reverse=True)
+
+
+def _scrub_file(path: Path, redactor: Redactor) -> bool:
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", *JSON_SUFFIXES, *TEXT_SUFFIXES):
+        return False
+    text = path.read_text(encoding="utf-8")
+    needles = _needles(redactor)
+    if not any(n in text for n in needles):
+        return False
+    if suffix == ".jsonl":
+        new = "".join(_line(line, redactor, needles) for line in text.splitlines(keepends=True))
+    elif suffix in JSON_SUFFIXES:
+        new = _json_file(text, redactor, needles)
+    else:
+        new = _raw(text, needles)
+    if new == text:
+        return False
+    with open(path, "r+", encoding="utf-8") as fh:  # same inode: a writer still appending keeps its file
+        fh.write(new)
+        fh.truncate()
+    return True
+
+
+def _raw(text: str, needles: list[str]) -> str:
+    for n in needles:
+        text = text.replace(n, REDACTED)
+    return text
+
+
+def _line(line: str, redactor: Redactor, needles: list[str]) -> str:
+    if not any(n in line for n in needles):
+        return line
+    try:
+        record = loads_bounded(line, MAX_RECORD_DEPTH)
+    except ValueError:  # a torn, foreign or too deep line: replaced as text
+        return _raw(line, needles)
+    out = dumps_line(redactor.record(record))
+    return out if line.endswith("\n") else out.rstrip("\n")
+
+
+def _json_file(text: str, redactor: Redactor, needles: list[str]) -> str:
+    try:
+        data = loads_bounded(text, MAX_RECORD_DEPTH)
+    except ValueError:
+        return _raw(text, needles)
+    return json.dumps(redactor.record(data), indent=2, ensure_ascii=False) + "\n"
