@@ -19,6 +19,7 @@ from typing import Any
 from evaluator.normalize import same, text
 from evaluator.payload_judge import canonical_url, catch_value
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
+from taskspec.terminal import terminal_order
 from rundir.reader import RunDir
 from evaluator.steps import Step
 from evaluator.trajectory import Trajectory
@@ -193,10 +194,10 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
                      {"reference_next": nxt.to_dict() if nxt else None})
     endpoint = next((c for c in failed if c.condition.startswith("Terminal request sent to")), None)
     if endpoint is not None:
-        st = tr.at(run.interceptions.records[0].t)
+        st = tr.at(terminal_order(run.interceptions.records)[0].t)
         return Cause("wrong_endpoint", f"step {st.n} submitted to the wrong endpoint: {endpoint.detail}", st.n,
                      None, st.meaningful[0] if st.meaningful else None)
-    catch = run.interceptions.records[0]
+    catch = terminal_order(run.interceptions.records)[0]  # the one the payload judge judged
     missing = next((c for c in failed if c.detail == "field missing from payload"), None)
     wrong = next((c for c in failed if c.detail != "field missing from payload"), None)
     if missing is not None and wrong is None:
@@ -245,7 +246,8 @@ def _near_miss(tr: Trajectory, ref: Trajectory | None, near: Any, rows: list[Any
     h = run.http.at_line(line) if line else None
     st = tr.at(h.t if h else None)
     sent = h.body.get("value") if h is not None and isinstance(h.body, dict) else None
-    ref_catch = ref.run.interceptions.records[0] if ref is not None and ref.run.interceptions.records else None
+    ref_catch = terminal_order(ref.run.interceptions.records)[0] if ref is not None and ref.run.interceptions.records \
+        else None
     paths = leaf_paths(ref_catch.body) if ref_catch is not None and isinstance(sent, (dict, list)) else []
     if paths and sum(lookup(sent, p) is not MISSING for p in paths) < len(paths) / 2:
         return None

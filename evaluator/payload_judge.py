@@ -14,9 +14,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from taskspec.model import Rule, Spec, url_matcher
+from taskspec.model import Rule, Spec
+from taskspec.payload import Body
 from rundir import records as R
-from taskspec import placeholders, volatile
+from taskspec import terminal, volatile
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
 from taskspec.salesforce_save import org_specific, record_value, saved_record
 from evaluator.normalize import same
@@ -82,13 +83,25 @@ def _show(v: Any) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def find_rule(spec: Spec | None, catch: Interception) -> Rule | None:
+def sites_of(run: RunDir | None) -> dict[str, str]:
+    sites = run.manifest.get("sites") if run is not None else None
+    return {str(k): str(v) for k, v in sites.items()} if isinstance(sites, dict) else {}
+
+
+def find_rule(spec: Spec | None, catch: Interception, run: RunDir | None = None,
+              filled_for: RunDir | None = None) -> Rule | None:
+    """The spec's rule that catches `catch` (a request recorded in `run`), decided by taskspec.match on the recorded
+    request (taskspec/terminal.py), never by the rule name the recorder wrote: a person's hold-mode block has none.
+    `filled_for`: the run the spec's `{sites.NAME}` were filled for, when it is not `run`. Only a body the
+    interceptor could not read (it held such a request back by its first rule) falls back to the recorded rule; a
+    request the rule does not catch (a field missing) is tied to the rule whose URL and method it was sent to."""
     if spec is None:
         return None
-    for rule in spec.intercept:
-        if catch.rule_index == rule.index or catch.rule in (rule.index, rule.name, str(rule.index)):
-            return rule
-    return spec.intercept[0] if len(spec.intercept) == 1 else None
+    rule = terminal.rule_of(spec.intercept, catch, sites_of(run),
+                            sites_of(filled_for) if filled_for is not None else None, endpoint=True)
+    if rule is None and (catch.undecidable or catch.decode) and catch.rule_index is not None:
+        rule = next((r for r in spec.intercept if r.index == catch.rule_index), None)
+    return rule
 
 
 class PayloadJudge:
@@ -107,14 +120,17 @@ class PayloadJudge:
     def judge(self) -> Verdict:
         run, ref = self.run, self.ref
         catches = list(run.interceptions)
-        ref_catch = None
+        ref_catch, ref_rule = None, None
         if ref is not None:
             ref_catches = list(ref.interceptions)
             if not ref_catches:
                 self.notes.append(f"reference {ref.path} has no caught payload: judged against expect only")
                 ref = self.ref = None
             else:
-                ref_catch = ref_catches[0]
+                ref_catch, ref_rule = terminal.terminal(ref_catches)[0], None
+                if self.spec is not None:
+                    ref_catch, ref_rule = terminal.terminal(ref_catches, self.spec.intercept, sites_of(ref),
+                                                            sites_of(run), endpoint=True)
         elif self.spec is None or not self.spec.expect:
             self.notes.append("no reference run and no expect: only the endpoint and required fields are checked")
         else:
@@ -131,15 +147,19 @@ class PayloadJudge:
                            "rule's fields/equals, so it is not the task's terminal request")
             self.conditions.append(Condition("Terminal request sent", False, ev, detail))
             return self._verdict(reason)
-        catch = catches[0]
+        catch = terminal.terminal_order(catches)[0]
         if len(catches) > 1:
             self.notes.append(f"{len(catches)} catches in the agent run; the first (line {catch.line}) is judged "
                               "(it is the one that would have reached the site)")
-        rule = find_rule(self.spec, catch)
-        if ref_catch is not None and find_rule(self.spec, ref_catch) is not rule and self.spec is not None:
-            ref_catches_same = [c for c in ref.interceptions if find_rule(self.spec, c) is rule]
-            ref_catch = ref_catches_same[0] if ref_catches_same else ref_catch
-        self._endpoint(catch, ref_catch, rule)
+        rule = find_rule(self.spec, catch, run)
+        if ref_catch is not None and rule is not None and ref_rule is not rule:  # the reference's request to it
+            same = [c for c in terminal.terminal_order(list(ref.interceptions))
+                    if find_rule(self.spec, c, ref, run) is rule]
+            ref_catch, ref_rule = (same[0], rule) if same else (ref_catch, ref_rule)
+        if ref_catch is not None and self.spec is not None and ref_rule is None:
+            self.notes.append(f"the reference's terminal request ({R.INTERCEPTIONS} line {ref_catch.line}) matches "
+                              "none of the spec's rules: check the spec with `clawrec check-spec`")
+        self._endpoint(catch, ref_catch, rule, ref_rule)
         self._fields(catch, ref_catch, rule)
         self._expect(catch)
         failed = [c for c in self.conditions if not c.met]
@@ -147,32 +167,32 @@ class PayloadJudge:
                              f"payload matches ({len(self.conditions)} conditions)")
 
     def _near_misses(self) -> list[HttpRecord]:
-        """Requests to a rule's URL (and method) that were not caught: sent, but not what the rule asks for."""
+        """Requests a rule's URL and method match that it did not catch, but whose payload could be its submission
+        (taskspec.terminal.could_be_terminal: a page's own GraphQL read, say, cannot): sent with a wrong value."""
         if self.spec is None:
             return []
-        sites = self.run.manifest.get("sites") if isinstance(self.run.manifest.get("sites"), dict) else {}
-
-        def fill(text: str, escape: bool) -> str:  # {sites.NAME} -> this run's base URL of that local site
-            return placeholders.fill(text, sites, regex=escape, strict=False)
-
+        rules = [terminal.filled(r, sites_of(self.run)) for r in self.spec.intercept]
         out = []
-        for rule in self.spec.intercept:
-            try:
-                rx = url_matcher(fill(rule.url, False), None) if rule.url else \
-                    url_matcher(None, fill(rule.url_regex or "", True))
-            except (ValueError, re.error):
+        for h in self.run.http:
+            body = h.body if isinstance(h.body, dict) else {}
+            sent = Body(str(body.get("kind") or "empty"), body.get("value"))
+            if h.type != "request" or h.intercepted or not h.url:
                 continue
-            out += [h for h in self.run.http if not h.intercepted and rx.fullmatch(h.url)
-                    and (not rule.methods or h.method.upper() in rule.methods)]
-        return sorted(out, key=lambda h: h.line)
+            try:
+                if any(terminal.could_be_terminal(r, h.method, h.url, sent) for r in rules):
+                    out.append(h)
+            except (ValueError, re.error):  # a URL pattern that does not compile once filled: nothing to compare
+                continue
+        return out
 
-    def _endpoint(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None) -> None:
+    def _endpoint(self, catch: Interception, ref_catch: Interception | None, rule: Rule | None,
+                  ref_rule: Rule | None = None) -> None:
         if ref_catch is None:
             ok = self.spec is None or rule is not None
             self.conditions.append(Condition(
                 "Terminal request sent to a spec endpoint", ok, [self._ev("agent", catch)],
-                f"{catch.method} {catch.url} (rule {catch.rule})" if ok else
-                f"rule {catch.rule!r} is not one of the spec's rules"))
+                f"{catch.method} {catch.url}" + (f" ({rule.name})" if rule else "") if ok else
+                f"{catch.method} {catch.url} matches none of the spec's rules"))
             return
         ca, cr = canonical_url(catch.url, self.run), canonical_url(ref_catch.url, self.ref)
         if ca.startswith("{sites.") != cr.startswith("{sites."):  # only one run knows its sites: compare raw
@@ -182,8 +202,8 @@ class PayloadJudge:
         same_origin, note = _same_origin(a[0], r[0])
         if note:
             self.notes.append(note)
-        if str(catch.rule) != str(ref_catch.rule):
-            problems.append(f"rule {catch.rule!r} vs reference {ref_catch.rule!r}")
+        if self.spec is not None and ref_rule is not None and rule is not ref_rule:
+            problems.append(f"{rule.name if rule else 'no rule of the spec'} vs reference {ref_rule.name}")
         if catch.method.upper() != ref_catch.method.upper():
             problems.append(f"method {catch.method} vs reference {ref_catch.method}")
         if not same_origin or a[2] != r[2]:

@@ -37,6 +37,7 @@ from taskspec.limits import TooDeep, loads_bounded
 from taskspec.match import query_params
 from taskspec.model import Rule
 from taskspec.plumbing import split_expect
+from taskspec.terminal import CAUGHT, HELD, PERSON  # noqa: F401  (a rule's catch; hold mode's block; by a person)
 from rundir import records as R
 
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
@@ -45,9 +46,6 @@ BEACON_HOSTS = ("google-analytics.com", "googletagmanager.com", "doubleclick.net
                 "hotjar.com", "mixpanel.com", "amplitude.com", "facebook.com/tr", "clarity.ms")
 REDACTED = "[redacted]"
 TERMINAL_ACTIONS = ("click", "submit", "dblclick")
-CAUGHT = ("blocked", "fulfilled")  # a rule's catch, in http.jsonl `intercepted` / interceptions.jsonl `action`
-HELD = "held_blocked"              # hold mode's block (interceptor/core.py): no rule caught it
-PERSON = ("terminal", "page")      # who blocked a held request on purpose (not the timeout)
 
 
 class AnnotateError(ValueError):

@@ -16,10 +16,7 @@ from rundir import records as R
 from taskspec.annotate import Run, candidates, read_run, sent
 from taskspec.distinguish import Sent, caught
 from taskspec.model import Rule, Spec
-
-CAUGHT = ("blocked", "fulfilled")
-PERSON = ("terminal", "page")  # who blocked a held request on purpose (not a timeout)
-HELD = "held_blocked"  # hold mode's action (interceptor/core.py): a person's block, not a catch
+from taskspec.terminal import CAUGHT, HELD, PERSON  # one meaning of caught / held / person-blocked
 
 
 @dataclass
