@@ -27,7 +27,7 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                     agent_cmd: str | None = None, replay_from: str | os.PathLike[str] | None = None,
                     grace: float = 0.5, sites: dict[str, str] | None = None, serve_sites: bool = False,
                     time_limit: float | None = None, judge: bool = True, display: str | None = None,
-                    allow_outside_files: bool = False) -> RunOutcome:
+                    allow_outside_files: bool = False, sop: str | os.PathLike[str] | None = None) -> RunOutcome:
     """Run one task: `spec` is a path to a spec file or a loaded `Spec` (`load_spec`), `agent` a registered name
     (`command`, `claude`, `replay`, `openclaw`, `computer-use`, `human`,
     entry points, …) or an agent object. The keyword arguments
@@ -42,7 +42,8 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                      reference=Path(reference) if reference is not None else None, agent_cmd=agent_cmd,
                      replay_from=Path(replay_from) if replay_from is not None else None, grace=grace,
                      serve_sites=serve_sites, sites=sites, time_limit=time_limit, judge=judge, display=display,
-                     allow_outside_files=allow_outside_files, spec=loaded)
+                     allow_outside_files=allow_outside_files, spec=loaded,
+                     sop=str(sop) if sop is not None else None)
     return await arun(req)
 
 

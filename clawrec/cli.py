@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sf-pool": ("sf_pool", "sf_pool", "Manage the Salesforce scratch-org pool (create, list, reap, limits)."),
     "bench": ("bench", "bench", "Run tasks × agents × trials in parallel, resumably; one results table."),
     "judge-agreement": ("judge_agreement", "judge_agreement", "Agreement of judges with human labels (Cohen's κ)."),
+    "sop": ("sop", "sop", "Write a standard operating procedure (SOP) from a run, values as placeholders."),
+    "consistency": ("consistency", "consistency", "Execution consistency of runs of one task (0-1 per pair)."),
+    "consistency-agreement": ("consistency", "consistency_agreement",
+                              "Agreement of the consistency score with labelled pairs (accuracy, F1, threshold)."),
 }
 
 

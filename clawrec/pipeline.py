@@ -58,6 +58,7 @@ class RunRequest:
     vnc: bool = False                      # a person's run: private Xvfb + x11vnc/noVNC (clawrec record --vnc)
     hold: bool | None = None               # hold mode (None: on for a person's run when the spec has no rule)
     hold_timeout: float | None = None      # seconds a held request waits for a decision before it is blocked
+    sop: str | None = None                 # an SOP file, or "auto" (the reference's), given after the instruction
 
 
 @dataclass
@@ -159,8 +160,12 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
             raise UsageError(str(exc)) from None
         options: dict[str, Any] = {"agent_cmd": req.agent_cmd, "sites": urls or {}, "headless": req.headless,
                                    "replay_from": str(req.replay_from) if req.replay_from else None}
-        ctx = AgentContext(cdp_url="", task=task_info(spec), run_dir=Path("."), log=lambda *a, **k: None,
-                           model=req.model, options=options)
+        from clawrec.sop_given import load_sop, with_sop
+
+        sop = load_sop(req.sop, spec)
+        options["sop"] = sop
+        ctx = AgentContext(cdp_url="", task=with_sop(task_info(spec), sop, urls, spec.secrets), run_dir=Path("."),
+                           log=lambda *a, **k: None, model=req.model, options=options)
         check = getattr(agent, "check", None)
         if callable(check):
             try:
@@ -208,7 +213,9 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
     if prepared.start_url != spec.start_url:
         spec = dataclasses.replace(spec, start_url=prepared.start_url)
-        ctx.task = task_info(spec)
+        from clawrec.sop_given import with_sop
+
+        ctx.task = with_sop(task_info(spec), ctx.options.get("sop"), urls, spec.secrets)
     outcome: RunOutcome | None = None
     try:
         outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared, stop)
@@ -242,7 +249,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                     video=video, clock=clock, display=run_display(req), extra_flags=human_flags(req.agent),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
-                           "replay_from": ctx.options.get("replay_from")})
+                           "replay_from": ctx.options.get("replay_from"),
+                           **({"sop": ctx.task.sop} if ctx.task.sop else {})})
     rec.interrupt_reason, stop.rec = stop.reason, rec  # signals are handled here (stoppable), not by the Recording
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
     if urls:

@@ -29,10 +29,12 @@ class TaskInfo:
     user: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)  # absolute paths
     limits: dict[str, Any] = field(default_factory=dict)  # {time_s, steps}
+    sop: dict[str, Any] | None = None  # the SOP given after the instruction: {source, sha256} (clawrec/sop_given.py)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "instruction": self.instruction, "start_url": self.start_url, "user": self.user,
-                "files": self.files, "limits": self.limits}
+        out = {"id": self.id, "instruction": self.instruction, "start_url": self.start_url, "user": self.user,
+               "files": self.files, "limits": self.limits}
+        return {**out, "sop": self.sop} if self.sop else out
 
 
 @dataclass

@@ -63,6 +63,8 @@ def build_argv(slot: Slot, run_dir: Path, flags: dict[str, Any]) -> list[str]:
             "--run-dir", str(run_dir), "--no-judge"]
     if slot.agent.model:
         argv += ["--model", slot.agent.model]
+    if slot.agent.sop:
+        argv += ["--sop", slot.agent.sop]
     for name in ("headless", "no_video", "serve_sites", "allow_outside_files"):
         if flags.get(name):
             argv.append("--" + name.replace("_", "-"))

@@ -36,11 +36,16 @@ class SpecEntry:
 class AgentEntry:
     name: str
     model: str | None = None
+    sop: str | None = None     # `clawrec run --sop`: "auto" or an SOP file (absolute); None: no SOP
 
     @property
     def label(self) -> str:
-        """One row of the table: `agent` or `agent/model` (slashes in the model kept: anthropic/claude-x)."""
-        return f"{self.name}:{self.model}" if self.model else self.name
+        """One row of the table: `agent` or `agent:model` (slashes in the model kept: anthropic/claude-x), `+sop`
+        when the agent is given the reference's SOP (`+sop:NAME` for an SOP file)."""
+        base = f"{self.name}:{self.model}" if self.model else self.name
+        if self.sop is None:
+            return base
+        return base + ("+sop" if self.sop == "auto" else f"+sop:{Path(self.sop).stem}")
 
     @property
     def folder(self) -> str:
@@ -117,9 +122,10 @@ def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tupl
                       time_s=float(s.limits.time_s)) for s in sorted(chosen, key=lambda s: s.id)]
 
 
-def agent_entries(agents: tuple[str, ...], models: tuple[str, ...]) -> list[AgentEntry]:
+def agent_entries(agents: tuple[str, ...], models: tuple[str, ...], sops: tuple[str, ...] = ()) -> list[AgentEntry]:
     """`--agent A [--model M]…`: one model per agent in order; a single model applies to every agent; more models
-    than agents with one agent compares that agent's models side by side."""
+    than agents with one agent compares that agent's models side by side. `--sop S…` crosses every agent with each
+    SOP (`none` = without one), one row each."""
     if not agents:
         raise UsageError("--agent is required (one or more)")
     if not models:
@@ -133,9 +139,21 @@ def agent_entries(agents: tuple[str, ...], models: tuple[str, ...]) -> list[Agen
     else:
         raise UsageError(f"{len(agents)} --agent and {len(models)} --model: give one --model per --agent, "
                          "a single --model for all, or several models for one agent")
+    if sops:
+        out = [AgentEntry(a.name, a.model, _sop(s)) for a in out for s in sops]
     if len({a.label for a in out}) != len(out):
-        raise UsageError("the same --agent/--model pair is given twice")
+        raise UsageError("the same --agent/--model/--sop combination is given twice")
     return out
+
+
+def _sop(value: str) -> str | None:
+    if value == "none":
+        return None
+    if value == "auto":
+        return value
+    if not Path(value).is_file():
+        raise UsageError(f"--sop {value}: no such file (give an SOP file, auto or none)")
+    return str(Path(value).resolve())
 
 
 def read_plan(root: Path) -> Plan | None:

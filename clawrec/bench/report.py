@@ -34,7 +34,7 @@ def render(root: Path, plan: Plan, html: bool = False) -> dict[str, Any]:
             diagnose_slot(st, plan.run_flags.get("reference"))
     rows = collect(root, plan)
     write_results(root, rows)
-    summary = summarize(plan, rows)
+    summary = summarize(plan, rows, root)
     md = render_md(summary)
     if (root / LABELS).is_file():  # human labels beside the runs: the judges' agreement is part of the report
         from clawrec.bench.agreement import agreement, render_text

@@ -19,6 +19,7 @@ import csv
 import io
 import math
 import statistics
+from pathlib import Path
 from typing import Any
 
 from clawrec.bench.plan import CATEGORIES, Plan
@@ -75,8 +76,13 @@ def _cost(rows: list[dict[str, Any]]) -> float | None:
     return round(sum(vals), 6) if vals else None
 
 
-def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) -> dict[str, Any]:
     labels = [a.label for a in plan.agents]
+    consistency: dict[str, Any] = {}
+    if plan.trials > 1 and root is not None:  # the runs are read from disk (clawrec/bench/consistency.py)
+        from clawrec.bench.consistency import consistency_by_label
+
+        consistency = consistency_by_label(root, rows)
     out_rows = []
     for agent in plan.agents:
         mine = [r for r in rows if r["label"] == agent.label]
@@ -89,6 +95,7 @@ def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
         out_rows.append({"label": agent.label, "agent": agent.name, "model": agent.model, "columns": cols,
                          "runs": len(mine), "counts": counts,
                          "pass_k": pass_k(mine, plan.trials) if plan.trials > 1 else None,
+                         "consistency": consistency.get(agent.label) if plan.trials > 1 else None,
                          "failures": failures(mine),
                          "median_duration_s": statistics.median(durations) if durations else None,
                          "cost_usd": _cost(mine)})
@@ -125,6 +132,8 @@ def summarize(plan: Plan, rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "se": "binomial standard error sqrt(p(1-p)/n) over runs",
                 "pass_at_k": "mean over tasks of 1 - C(n-c,k)/C(n,k) (n judged trials, c passes, n >= k)",
                 "pass_hat_k": "mean over tasks of C(c,k)/C(n,k)",
+                "consistency": "mean over tasks of the mean pairwise execution consistency of the finished trials "
+                               "(clawrec consistency; 0-1)",
                 "failures": "runs judged FAIL by their diagnosis.json category (unclassified: none); "
                             "self_report_gaps: judged runs whose agent claims success but sent no terminal request"}}
 
@@ -149,15 +158,18 @@ def render_md(summary: dict[str, Any]) -> str:
             cells = [_pct(r["columns"][c][stage], r["label"] in summary["best"][stage][c]) for c in cols]
             lines.append(f"| {r['label']} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["## Runs", "", "| agent | runs | PASS | FAIL | pass@k | pass^k | infra failures | judge_inconclusive "
-              "| median duration | total cost |", "|---" * 10 + "|"]
+    multi = summary["trials"] > 1
+    lines += ["## Runs", "", "| agent | runs | PASS | FAIL | pass@k | pass^k | " + ("consistency | " if multi else "")
+              + "infra failures | judge_inconclusive | median duration | total cost |", "|---" * (10 + multi) + "|"]
     for r in summary["rows"]:
         pk = r["pass_k"]
         c = r["counts"]
+        cons = (r.get("consistency") or {}).get("mean_pairwise")
         lines.append(
             f"| {r['label']} | {r['runs']} | {c['pass']} | {c['fail']} | "
             + (f"{100 * pk['pass_at_k']:.1f}% (k={pk['k']})" if pk and pk["pass_at_k"] is not None else "–") + " | "
             + (f"{100 * pk['pass_hat_k']:.1f}%" if pk and pk["pass_hat_k"] is not None else "–") + " | "
+            + ((f"{cons:.2f}" if cons is not None else "–") + " | " if multi else "")
             + f"{c['infra'] + c['bad_input']} | {c['judge_inconclusive']} | "
             + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
@@ -189,7 +201,7 @@ def render_csv(summary: dict[str, Any]) -> str:
             header += [f"{stage}_{c}", f"{stage}_{c}_se", f"{stage}_{c}_n"]
     header += ["pass_at_k", "pass_hat_k", "k", "runs", "infra", "judge_inconclusive", "median_duration_s",
                "cost_usd", *(f"fail_{c}" for c in summary["failure_categories"]), "fail_unclassified",
-               "self_report_gaps"]
+               "self_report_gaps", "consistency"]
     w.writerow(header)
     for r in summary["rows"]:
         line: list[Any] = [r["label"], r["agent"], r["model"] or ""]
@@ -205,7 +217,8 @@ def render_csv(summary: dict[str, Any]) -> str:
                  "" if r["median_duration_s"] is None else r["median_duration_s"],
                  "" if r["cost_usd"] is None else r["cost_usd"]]
         f = r["failures"]
+        cons = (r.get("consistency") or {}).get("mean_pairwise")
         line += [*(f["categories"][c] for c in summary["failure_categories"]), f["unclassified"],
-                 f["self_report_gaps"]]
+                 f["self_report_gaps"], "" if cons is None else f"{cons:.6f}"]
         w.writerow(line)
     return buf.getvalue()

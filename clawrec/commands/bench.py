@@ -39,14 +39,14 @@ def _check_agents(plan: Any) -> None:
 
 def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], models: tuple[str, ...], trials: int,
                judge: str | None, flags: dict[str, Any], categories: tuple[str, ...], ids: tuple[str, ...],
-               replan: bool) -> tuple[Path, Any]:
+               replan: bool, sops: tuple[str, ...] = ()) -> tuple[Path, Any]:
     from clawrec.bench.plan import (PLAN_FILE, Plan, agent_entries, discover_specs, plan_changes, read_plan,
                                     recheck_specs, write_plan)
 
     if len(specs) == 1 and (Path(specs[0]) / PLAN_FILE).is_file():  # `clawrec bench DIR`: the pinned plan
         root = Path(specs[0])
-        given = [f"--{k.replace('_', '-')}" for k, v in flags.items() if v] + (["--agent/--model"] if agents or models
-                                                                           else [])
+        given = [f"--{k.replace('_', '-')}" for k, v in flags.items() if v] + (
+            ["--agent/--model/--sop"] if agents or models or sops else [])
         if given:
             raise UsageError(f"{root}: a bench folder is resumed with its own plan ({PLAN_FILE}); "
                              f"{', '.join(given)} cannot be given (re-plan with the SPECS and --replan)")
@@ -64,7 +64,7 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
     check_creatable(out, f"--out {out}")
     old = read_plan(out)
     plan = Plan(specs=discover_specs(list(specs), categories, ids, bool(flags.get("allow_outside_files"))),
-                agents=agent_entries(agents, models),
+                agents=agent_entries(agents, models, sops),
                 trials=trials, judge=judge or (old.judge if old else "payload"), run_flags=flags)
     if old is not None:
         changes = plan_changes(old, plan)
@@ -83,6 +83,9 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
                    "computer-use | null | random, or a clawrec.agents entry point.")
 @click.option("--model", "models", multiple=True,
               help="Model per --agent, in order (one --model for all agents, or several for one agent).")
+@click.option("--sop", "sops", multiple=True, metavar="SOP.md|auto|none",
+              help="As `clawrec run --sop`; repeat to compare: every agent runs once per value, one row each "
+                   "(`none`: without an SOP), e.g. --sop none --sop auto.")
 @click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per task and agent.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Runs at once (default 1; with --executor ray: the cluster's `browser` resources).")
@@ -119,7 +122,8 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
               help="As `clawrec run --reference` (default: each spec's `reference`).")
 @click.option("--allow-outside-files", is_flag=True, help="As `clawrec run --allow-outside-files`.")
-def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ...], trials: int, jobs: int | None,
+def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ...], sops: tuple[str, ...],
+          trials: int, jobs: int | None,
           out: Path, judge: str | None, no_judge: bool, categories: tuple[str, ...], ids: tuple[str, ...], retries: int,
           rerun_failed: bool, replan: bool, rejudge: bool, deadline_margin: float, executor: str,
           address: str | None, quiet: bool, html: bool, headless: bool, no_video: bool, agent_cmd: str | None,
@@ -153,7 +157,7 @@ def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ..
              "time_limit": time_limit, "serve_sites": serve_sites,
              "reference": str(reference.resolve()) if reference else None,
              "allow_outside_files": allow_outside_files}
-    root, plan = _open_plan(specs, out, agents, models, trials, judge, flags, categories, ids, replan)
+    root, plan = _open_plan(specs, out, agents, models, trials, judge, flags, categories, ids, replan, sops)
     return _run(root, plan, jobs, retries, rerun_failed, rejudge, no_judge, deadline_margin, executor, address,
                 quiet, html)
 

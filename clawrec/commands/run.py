@@ -64,9 +64,13 @@ def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) ->
 @click.option("--no-judge", is_flag=True, help="Do not judge the run against its reference.")
 @click.option("--allow-outside-files", is_flag=True,
               help="Hand the agent spec `files:` that resolve outside the spec's folder (refused by default).")
+@click.option("--sop", metavar="SOP.md|auto",
+              help="Give the agent this SOP (`clawrec sop`) after the instruction, filled with this task's values; "
+                   "`auto`: the SOP of the spec's reference run. Recorded in task.json and the manifest.")
 def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, display: str | None,
         no_video: bool, model: str | None, reference: Path | None, agent_cmd: str | None, replay_from: Path | None,
-        grace: float, time_limit: float | None, serve_sites: bool, no_judge: bool, allow_outside_files: bool) -> int:
+        grace: float, time_limit: float | None, serve_sites: bool, no_judge: bool, allow_outside_files: bool,
+        sop: str | None) -> int:
     """Run TASK.yaml with an agent; block only its terminal submission; record the five layers.
 
     Exit 0 when the run finished (whatever the agent achieved), 2 on bad input, 1 when the infrastructure failed.
@@ -76,7 +80,7 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
     req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
-                     judge=not no_judge, display=display, allow_outside_files=allow_outside_files,
+                     judge=not no_judge, display=display, allow_outside_files=allow_outside_files, sop=sop,
                      notify=lambda line: click.echo(line, err=True))
     try:
         outcome = run_task(req)
