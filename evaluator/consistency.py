@@ -9,7 +9,7 @@ A pair's score is path × outcome:
   the score by DECAY. Why a factor per divergence and not a share of steps: one other flight picked, or one filter
   skipped, is a different execution however long the run; a share would call a 20-step run that skipped a filter
   95 % consistent. Timing never counts.
-- outcome: the terminal payloads (the first caught request of each run): method and URL path, then the share of
+- outcome: the terminal payloads (each run's terminal request, taskspec/terminal.py): method and URL path, then the share of
   payload fields (leaves, volatile ones such as tokens left out) that agree, values compared as the payload judge
   does (case, whitespace, dates, phone numbers) or as the same task value. Neither run submitted: 1; only one: 0.
 """
@@ -31,6 +31,7 @@ from evaluator.sop_values import placeholdered, read_task, task_values
 from evaluator.steps import Step
 from rundir.reader import RunDir
 from taskspec import fieldpath, volatile
+from taskspec.terminal import terminal_order
 
 DECAY = 2 / 3
 DEFAULT_THRESHOLD = 0.8
@@ -92,8 +93,8 @@ def _any_order_fills(steps: list[Step]) -> list[Step]:
 
 def side(run: RunDir) -> Side:
     steps = _any_order_fills([_keyed(e.step, e.target) for e in essential_steps(run)])
-    catches = sorted((c for c in run.interceptions), key=lambda c: c.t if c.t is not None else 0.0)
-    return Side(run, steps, task_values(read_task(run.path)), catches[0] if catches else None)
+    order = terminal_order(list(run.interceptions))
+    return Side(run, steps, task_values(read_task(run.path)), order[0] if order else None)
 
 
 def _kind(value: Any, values: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ The steps are the run's essential steps (evaluator/essential.py over evaluator/s
 diagnose and the viewer use), each written as an instruction a person or an agent can follow: open the site, click
 the element named by its role and accessible name, type a value into a field, choose an option, upload a file,
 submit. The task's values become placeholders (evaluator/sop_values.py), so the SOP serves every task of its kind;
-the step that sent the terminal request (the first caught one) is marked. Deterministic: the same run gives the
+the step that sent the terminal request (taskspec/terminal.py) is marked. Deterministic: the same run gives the
 same SOP, byte for byte. `--llm` rewrites this draft with a model (evaluator/sop_llm.py); `--json` gives the steps
 with each element's signature (role, name, label, stable attributes: Cybernaut's critical-element configuration).
 """
@@ -20,6 +20,7 @@ from evaluator.payload_judge import canonical_url
 from evaluator.sop_values import placeholdered, read_task, task_values
 from rundir.reader import RunDir
 from taskspec import volatile
+from taskspec.terminal import terminal_order
 
 SOP_VERSION = 1
 STEPS_HEADING = "## Steps"
@@ -148,11 +149,12 @@ def _instruction(e: Essential, run: RunDir, values: dict[str, Any]) -> tuple[str
 
 
 def _terminal_index(items: list[Essential], run: RunDir) -> int | None:
-    """The step that sent the first caught terminal request: the last one before the catch."""
-    catches = [c for c in run.interceptions if c.t is not None]
-    if not catches:
+    """The step that sent the run's terminal request (taskspec/terminal.py: the first caught one; in a person's
+    hold-mode run the last one they blocked): the last step before it."""
+    order = [c for c in terminal_order(list(run.interceptions)) if c.t is not None]
+    if not order:
         return None
-    t = min(c.t for c in catches) + CATCH_SLACK_S
+    t = order[0].t + CATCH_SLACK_S
     before = [i for i, e in enumerate(items) if e.step.t is not None and e.step.t <= t and e.step.type != "navigate"]
     return before[-1] if before else None
 
