@@ -29,7 +29,7 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                     time_limit: float | None = None, judge: bool = True, display: str | None = None,
                     allow_outside_files: bool = False, sop: str | os.PathLike[str] | None = None) -> RunOutcome:
     """Run one task: `spec` is a path to a spec file or a loaded `Spec` (`load_spec`), `agent` a registered name
-    (`command`, `claude`, `replay`, `openclaw`, `computer-use`, `human`,
+    (`command`, `claude`, `replay`, `openclaw`, `browser-use`, `computer-use`, `human`,
     entry points, …) or an agent object. The keyword arguments
     are `clawrec run`'s flags (`replay_from` is `--from`, `video=False` is `--no-video`, `judge=False` is
     `--no-judge`)."""

@@ -64,13 +64,13 @@ class Provider:
     key_var: str
 
 
-def resolve_provider(model: str | None, env: dict[str, str] | None = None) -> Provider:
+def resolve_provider(model: str | None, env: dict[str, str] | None = None, agent: str = "OpenClaw") -> Provider:
     """`anthropic/<id>` or `openai/<id>` + the environment → the provider block's inputs (AgentSetupError if not)."""
     env = os.environ if env is None else env
     spec = model or DEFAULT_MODEL
     prefix, _, model_id = spec.partition("/")
     if prefix not in PROVIDERS or not model_id:
-        raise AgentSetupError(f"--model {spec!r}: OpenClaw needs anthropic/<model> or openai/<model>")
+        raise AgentSetupError(f"--model {spec!r}: {agent} needs anthropic/<model> or openai/<model>")
     api, base_var, key_var, default = PROVIDERS[prefix]
     if not env.get(key_var):
         which = f"--model {spec}" if model else f"the default model {spec} (choose one with --model)"

@@ -30,6 +30,7 @@ BUILTINS: dict[str, str] = {
     "null": "clawrec.agents.null:NullAgent",
     "random": "clawrec.agents.random:RandomAgent",
     "computer-use": "clawrec.agents.computer_use:ComputerUseAgent",
+    "browser-use": "clawrec.agents.browser_use:BrowserUseAgent",
 }
 
 

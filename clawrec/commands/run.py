@@ -37,7 +37,7 @@ def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) ->
 @click.command("run")
 @click.argument("task", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--agent", "agent", required=True,
-              help="command | claude | replay | openclaw | computer-use | human, "
+              help="command | claude | replay | openclaw | browser-use | computer-use | human, "
                    "or a name from the clawrec.agents entry points.")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write the run here (new or empty directory).")
