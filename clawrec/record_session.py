@@ -54,8 +54,11 @@ class HumanSession:
     hold: Any
     control: Any
     own_urls: list[str] = field(default_factory=list)
+    decider: Any = None
 
     async def close(self) -> None:
+        if self.decider is not None:
+            self.decider.stop()
         if self.hold is not None:
             self.hold.close()
             self.hold.close_log()
@@ -73,6 +76,13 @@ async def start_human_session(req: Any, spec: Any, rec: Any, ctx: Any) -> HumanS
     hold_on = req.hold if req.hold is not None else not spec.intercept
     timeout = req.hold_timeout or DEFAULT_TIMEOUT
     hold = Hold(rec.run_dir, rec.clock, timeout, own_urls=rec.own_urls) if hold_on else None
+    decider = None
+    if hold is not None:  # printing from now on: a page's first WebSocket frame is held before any prompt
+        from clawrec.agents.human import TerminalDecider
+
+        decider = TerminalDecider(hold)
+        decider.listen()
+        decider.start()  # and `a`/`b` are read from now on (the page decides when there is no terminal)
     control = await ControlPage(ctx.task.instruction, ctx.task.user, ctx.task.files, hold).start()
     own = [control.origin + "/"]
     if hold is not None:
@@ -82,7 +92,7 @@ async def start_human_session(req: Any, spec: Any, rec: Any, ctx: Any) -> HumanS
             writer.secrets = [control.token]
     if rec.channel is not None:  # the person's clicks on our page are not the task's actions (replay skips them)
         rec.channel.writer = SkipPages(rec.channel.writer, tuple(own))
-    ctx.options.update(control=control, hold=hold, vnc=req.vnc,
+    ctx.options.update(control=control, hold=hold, decider=decider, vnc=req.vnc,
                        display=rec.display.name if rec.display is not None else None)
     rec.base["human"] = {"hold": hold_on, "hold_timeout": timeout if hold_on else None, "vnc": req.vnc}
-    return HumanSession(hold, control, own)
+    return HumanSession(hold, control, own, decider)

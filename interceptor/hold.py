@@ -19,6 +19,7 @@ of its own (typed address, Page.navigate, reload) is held only when a GET form l
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ DECISIONS = ("allow", "block")
 DEFAULT_TIMEOUT = 60.0
 FORM_GET = "formSubmissionGet"
 REASONS_KEPT = 512  # navigation reasons remembered (URL -> last reason), oldest dropped first
+DECIDED_KEPT = 50  # recent decisions the task page shows
 
 
 @dataclass
@@ -47,10 +49,21 @@ class Held:
     fields: list[tuple[str, str]]      # the first payload fields (name, short value) a person reads to decide
     t: float                           # run clock when it was held
     future: asyncio.Future = field(repr=False)
+    deadline: float = 0.0              # run clock when no answer blocks it
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "method": self.method, "url": self.url, "fields": [list(f) for f in self.fields],
                 "t": self.t}
+
+
+def outcome_text(decision: str, by: str, timeout: float) -> str:
+    """What the person reads about a decision, in the terminal and on the task page."""
+    if by == "timeout":
+        return f"blocked: no answer in {timeout:g} s"
+    if by == "end of run":
+        return "blocked: the session ended"
+    where = {"page": "on the task page", "terminal": "in the terminal"}.get(by, f"by {by}")
+    return f"{'allowed' if decision == 'allow' else 'blocked'} ({where})"
 
 
 def first_fields(value: Any, limit: int = 4, width: int = 40) -> list[tuple[str, str]]:
@@ -76,6 +89,8 @@ class Hold:
         self.own_urls = list(own_urls)  # the recorder's own traffic (channel, extension, control page): never held
         self.pending: dict[int, Held] = {}
         self.listeners: list[Callable[[Held], None]] = []  # told of every new held request (terminal, page)
+        self.settled: list[Callable[[Held, str, str], None]] = []  # told of every decision (held, decision, by)
+        self.decided: collections.deque[dict[str, Any]] = collections.deque(maxlen=DECIDED_KEPT)  # for the page
         self.log = JsonlWriter(Path(run_dir) / HOLDS, clock)
         self._ids = itertools.count(1)
         self._reasons: dict[str, str] = {}  # URL (no fragment) -> why a renderer last asked to navigate to it
@@ -117,7 +132,8 @@ class Hold:
         """Wait for a decision: (allow|block, who decided: terminal|page|timeout|end of run, the held request)."""
         loop = asyncio.get_running_loop()
         fields = first_fields(payload) or first_fields(query_params(url))
-        held = Held(next(self._ids), method, url, fields, self.clock.now(), loop.create_future())
+        now = self.clock.now()
+        held = Held(next(self._ids), method, url, fields, now, loop.create_future(), now + self.timeout)
         if self._closed:
             held.future.set_result(("block", "end of run"))
         else:
@@ -143,6 +159,12 @@ class Hold:
         held.future.set_result((decision, by))
         return held
 
+    def state(self) -> dict[str, Any]:
+        """What the task page shows: the waiting requests with the seconds left, the recent decisions."""
+        now = self.clock.now()
+        held = [{**h.to_json(), "left": round(max(0.0, h.deadline - now), 1)} for h in self.pending.values()]
+        return {"held": held, "decided": list(self.decided), "timeout": self.timeout}
+
     def close(self) -> None:
         """End of run: every request still waiting is blocked (fail closed)."""
         self._closed = True
@@ -156,6 +178,13 @@ class Hold:
 
     def _settle(self, held: Held, decision: str, by: str) -> None:
         self.pending.pop(held.id, None)
+        self.decided.appendleft({**held.to_json(), "decision": decision, "by": by,
+                                 "text": outcome_text(decision, by, self.timeout)})
+        for listener in list(self.settled):
+            try:
+                listener(held, decision, by)
+            except Exception:  # a display that failed (a closed terminal) never changes a decision
+                pass
         if not self._log_closed:
             self.log.write({"id": held.id, "method": held.method, "url": held.url, "decision": decision, "by": by,
                             "held_t": held.t, "waited_s": round(self.clock.now() - held.t, 3)})

@@ -1,5 +1,6 @@
 """The small page a person at a recorded browser works with: the task (instruction, user details, files), the
-requests hold mode is holding (Allow / Block), and a Done button.
+requests hold mode is holding (Allow / Block, each with its countdown) and the decisions made (also the timeouts),
+and a Done button. With hold mode off there is no hold section.
 
 Why a page of our own: an agent gets the instruction AND the user's details and files; a person must see the same
 ("use my details below"), also remotely over noVNC, where the terminal may be out of reach. Served with aiohttp on
@@ -21,11 +22,10 @@ from aiohttp import web
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>clawrec: your task</title>
 <style>body{{font:15px system-ui,sans-serif;margin:24px;max-width:900px}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}button{{font-size:15px;padding:6px 14px;margin:2px}}
-#done{{background:#1a7f37;color:#fff;font-size:18px}}.held{{background:#fff4d6;padding:8px;margin:6px 0}}</style>
-</head><body><h1>Your task</h1><p id="instruction">{instruction}</p>
-<h2>Your details</h2>{user}<h2>Files</h2>{files}{vnc}
-<h2>Held requests</h2><p>Requests that could change something wait here for your decision (no answer within
-{timeout:g} s blocks them).</p><div id="held">none</div>
+#done{{background:#1a7f37;color:#fff;font-size:18px}}.held{{background:#fff4d6;padding:8px;margin:6px 0}}
+.left{{font-weight:bold;margin-left:8px}}.decided{{color:#555;margin:2px 0}}button.block{{background:#b42318;color:#fff}}
+</style></head><body><h1>Your task</h1><p id="instruction">{instruction}</p>
+<h2>Your details</h2>{user}<h2>Files</h2>{files}{vnc}{hold}
 <h2>Finished?</h2><button id="done">Done</button> <span id="status"></span>
 <script>
 const base = location.pathname.replace(/\\/$/, "");
@@ -34,25 +34,40 @@ async function post(path, body) {{
                                       body: JSON.stringify(body || {{}})}});
   return r.json();
 }}
-function row(h) {{
+function row(h) {{  // built once per request (a click is never lost to a redraw); its countdown is updated in place
   const d = document.createElement("div"); d.className = "held"; d.id = "held-" + h.id;
-  d.textContent = "#" + h.id + " " + h.method + " " + h.url + "  " + h.fields.map(f => f[0] + "=" + f[1]).join(", ");
-  for (const [label, decision] of [["Allow", "allow"], ["Block", "block"]]) {{
+  d.append("#" + h.id + " " + h.method + " " + h.url + "  " + h.fields.map(f => f[0] + "=" + f[1]).join(", "));
+  for (const [label, decision] of [["Allow", "allow"], ["Block (this is the final submission)", "block"]]) {{
     const b = document.createElement("button"); b.textContent = label; b.className = decision;
     b.onclick = () => post("/decide", {{id: h.id, decision}}).then(poll); d.appendChild(b);
   }}
+  const left = document.createElement("span"); left.className = "left"; d.appendChild(left);
   return d;
 }}
 async function poll() {{
   const s = await (await fetch(base + "/state")).json();
-  const box = document.getElementById("held"); box.replaceChildren(...s.held.map(row));
-  if (!s.held.length) box.textContent = "none";
   if (s.done) document.getElementById("status").textContent = "Session ended.";
+  const box = document.getElementById("held");
+  if (!box) return;
+  const ids = new Set(s.held.map(h => "held-" + h.id));
+  for (const el of [...box.querySelectorAll(".held")]) if (!ids.has(el.id)) el.remove();
+  for (const h of s.held) {{
+    const el = document.getElementById("held-" + h.id) || box.appendChild(row(h));
+    el.querySelector(".left").textContent = "blocked in " + Math.ceil(h.left) + " s without an answer";
+  }}
+  document.getElementById("none").hidden = s.held.length > 0;
+  document.getElementById("decided").replaceChildren(...s.decided.map(d => {{
+    const p = document.createElement("p"); p.className = "decided"; p.id = "decided-" + d.id;
+    p.textContent = "#" + d.id + " " + d.method + " " + d.url + ": " + d.text; return p; }}));
 }}
 document.getElementById("done").onclick = () => post("/done").then(() => {{
   document.getElementById("status").textContent = "Session ended."; }});
 setInterval(poll, 500); poll();
 </script></body></html>"""
+
+HOLD = """<h2>Held requests</h2><p>Requests that could change something wait here for your decision: Allow lets one
+through; Block stops it for good and marks it as the task's final submission. No answer within {timeout:g} s blocks
+it.</p><div id="held"><p id="none">none</p></div><h3>Decided</h3><div id="decided"></div>"""
 
 
 def _user_table(user: dict[str, Any]) -> str:
@@ -102,14 +117,14 @@ class ControlPage:
     async def _page(self, _req: web.Request) -> web.Response:
         files = "".join(f'<li><a href="files/{n}">{html.escape(f.name)}</a></li>' for n, f in enumerate(self.files))
         vnc = f'<p>Remote browser: <a href="{html.escape(self.vnc_url)}">noVNC</a></p>' if self.vnc_url else ""
+        hold = HOLD.format(timeout=self.hold.timeout) if self.hold is not None else ""  # hold off: no section
         body = PAGE.format(instruction=html.escape(self.instruction), user=_user_table(self.user),
-                           files=f"<ul>{files}</ul>" if files else "<p>(none)</p>", vnc=vnc,
-                           timeout=getattr(self.hold, "timeout", 0) or 0)
+                           files=f"<ul>{files}</ul>" if files else "<p>(none)</p>", vnc=vnc, hold=hold)
         return web.Response(text=body, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _state(self, _req: web.Request) -> web.Response:
-        held = [h.to_json() for h in self.hold.pending.values()] if self.hold is not None else []
-        return web.json_response({"held": held, "done": self.done.is_set()})
+        state = self.hold.state() if self.hold is not None else {"held": [], "decided": []}
+        return web.json_response({**state, "done": self.done.is_set()})
 
     async def _decide(self, req: web.Request) -> web.Response:
         try:

@@ -11,6 +11,7 @@ extension (actions.jsonl), which is what a reference run is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -60,14 +61,20 @@ async def _open_tab(cdp_url: str, url: str) -> None:
 
 
 class TerminalDecider:
-    """Hold decisions typed in the terminal: `a` allows, `b` blocks the oldest waiting request (`a 3`: request 3)."""
+    """Hold mode in the terminal: every held request is printed the moment it is held (`listen()`, called when the
+    Hold is made, before the browser sends anything), every decision is echoed (typed here, made on the task page,
+    or the timeout), and `a`/`b` typed here allow/block the oldest waiting request (`a 3`: request 3) once
+    `start()` reads the terminal (also right when the Hold is made; `stop()` at the end of the session)."""
 
     def __init__(self, hold: Any) -> None:
         self.hold = hold
         self.fd: int | None = None
 
-    def start(self) -> None:
+    def listen(self) -> None:
         self.hold.listeners.append(self._announce)
+        self.hold.settled.append(self._echo)
+
+    def start(self) -> None:
         try:
             fd = sys.stdin.fileno()
             asyncio.get_running_loop().add_reader(fd, self._read)
@@ -85,6 +92,11 @@ class TerminalDecider:
         _say(f"hold #{held.id}: {held.method} {held.url}" + (f"  {fields}" if fields else "")
              + f"  -- a = allow, b = block (blocked in {self.hold.timeout:g} s)")
 
+    def _echo(self, held: Any, decision: str, by: str) -> None:
+        from interceptor.hold import outcome_text
+
+        _say(f"hold #{held.id}: {outcome_text(decision, by, self.hold.timeout)}")
+
     def _read(self) -> None:
         assert self.fd is not None
         data = os.read(self.fd, 4096)
@@ -98,11 +110,8 @@ class TerminalDecider:
                     _say("type a (allow) or b (block), optionally followed by the request's number")
                 continue
             held_id = int(rest) if rest.strip().isdigit() else None
-            held = self.hold.decide(held_id, "allow" if word == "a" else "block", "terminal")
-            if held is None:
+            if self.hold.decide(held_id, "allow" if word == "a" else "block", "terminal") is None:
                 _say("no request is waiting" + (f" with number {held_id}" if held_id else ""))
-            else:
-                _say(f"hold #{held.id}: {'allowed' if word == 'a' else 'blocked'}")
 
 
 class HumanAgent:
@@ -112,12 +121,12 @@ class HumanAgent:
         control, hold = ctx.options.get("control"), ctx.options.get("hold")
         ctx.log("user", ctx.task.instruction, user=ctx.task.user, files=ctx.task.files)
         vnc = None
-        decider = TerminalDecider(hold) if hold is not None else None
+        decider = ctx.options.get("decider")
         try:
             if ctx.options.get("vnc") and ctx.options.get("display"):
                 from recorder.vnc import start_vnc
 
-                vnc = await start_vnc(ctx.options["display"])
+                vnc = await start_vnc(ctx.options["display"], run_dir=str(ctx.run_dir))
                 _say(f"open the browser remotely: {vnc.url}")
                 _say(f"(from another machine: ssh -L {vnc.port}:127.0.0.1:{vnc.port} THIS_HOST, then open the URL)")
                 if control is not None:
@@ -135,7 +144,6 @@ class HumanAgent:
                 waits[asyncio.create_task(_window_closed(ctx.cdp_url, control.origin))] = \
                     "the browser window was closed"
             if decider is not None:
-                decider.start()
                 _say("hold mode: every request that could change something waits for your a/b here or on the "
                      "task page")
             _say("do the task in the browser; the run ends when the final submission is caught, when you press Done, "
@@ -150,4 +158,6 @@ class HumanAgent:
             if decider is not None:
                 decider.stop()
             if vnc is not None:
+                with contextlib.suppress(Exception):  # the noVNC page says the session ended, and where the run is
+                    await vnc.end(str(ctx.run_dir))
                 await vnc.stop()

@@ -9,7 +9,9 @@ import sys
 import textwrap
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,3 +64,18 @@ def wait_for(check, what: str, timeout: float = 60):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextmanager
+def recording(spec: Path, run: Path, *flags: str) -> Iterator[tuple[subprocess.Popen, "StderrLines"]]:
+    """`clawrec record SPEC --run-dir RUN FLAGS…` as a subprocess (stdin for a/b answers); yields (process, its
+    stderr lines); killed if it is still running when the block ends."""
+    proc = subprocess.Popen([sys.executable, "-m", "clawrec.cli", "record", str(spec), *flags, "--run-dir", str(run)],
+                            cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        yield proc, StderrLines(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

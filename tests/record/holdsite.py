@@ -3,8 +3,9 @@ canvas needs coordinates), one name field and three buttons, each sending a JSON
 /api/feedback (benign), /api/signup (the terminal submission). The server's own log is the truth.
 
 /forms?ws=URL drives itself for the other held kinds: told "go" by the WebSocket server (WsSite) it sends three
-frames, told "stream" two more through a WebSocketStream, told "form" it submits a GET form to /search?q=first,
-whose page submits /search?q=second on load."""
+frames, told "one" one frame, told "stream" two more through a WebSocketStream, told "form" it submits a GET form to
+/search?q=first, whose page submits /search?q=second on load. With `hello=1` in its URL it sends {hello: 1} as soon
+as its socket opens (a page's first frame, before the person has read anything)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,9 @@ FORMS = """<!doctype html><html><head><title>Forms</title></head><body>
 const ws = new URLSearchParams(location.search).get("ws");
 if (ws) {{
   const sock = new WebSocket(ws);
+  if (new URLSearchParams(location.search).get("hello")) sock.onopen = () => sock.send(JSON.stringify({{hello: 1}}));
   sock.onmessage = (e) => {{
+    if (e.data === "one") sock.send(JSON.stringify({{n: 9, note: "alone"}}));
     if (e.data === "go") for (const n of [1, 2, 3]) sock.send(JSON.stringify({{n, note: "frame " + n}}));
     if (e.data === "stream") stream();
     if (e.data === "form") document.getElementById("f").requestSubmit();

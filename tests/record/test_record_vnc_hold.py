@@ -31,7 +31,8 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
         try:
             vnc_url = err.wait(r"open the browser remotely: (\S+)").group(1)
             control_url = err.wait(r"task page and controls .*: (\S+)").group(1)
-            lite = vnc_url.replace("vnc.html?autoconnect=1&resize=scale&", "vnc_lite.html?")
+            assert "/clawrec.html?password=" in vnc_url  # noVNC inside our page (it says when the session ended)
+            lite = vnc_url.replace("clawrec.html?", "vnc_lite.html?")
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -78,7 +79,14 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
                 proc.stdin.write("b\n")
                 proc.stdin.flush()
                 err.wait(r"hold #3: blocked")
+                wrapper = browser.new_page()  # the printed URL: noVNC inside clawrec.html
+                wrapper.goto(vnc_url)
+                wrapper.wait_for_selector("iframe#vnc")
                 control.locator("#done").click()
+                # the session ends: the page says so and names the run directory (not noVNC's bare Connect screen)
+                wrapper.wait_for_selector("#ended", state="visible", timeout=60000)
+                ended_text = wrapper.locator("#ended").inner_text()
+                assert wrapper.locator("iframe#vnc").count() == 0
                 out, _ = proc.communicate(timeout=60)
                 browser.close()
         finally:
@@ -86,6 +94,7 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
                 proc.kill()
                 proc.communicate()
         assert proc.returncode == 0, "\n".join(err.lines)
+        assert "The session ended" in ended_text and str(run) in ended_text, ended_text
         assert site.posts("/api/feedback") == [] and site.posts("/api/signup") == []
         m = manifest(run)
         assert m["status"] == "ok" and "Done" in m["stop_reason"], m["stop_reason"]
