@@ -27,12 +27,14 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                     agent_cmd: str | None = None, replay_from: str | os.PathLike[str] | None = None,
                     grace: float = 0.5, sites: dict[str, str] | None = None, serve_sites: bool = False,
                     time_limit: float | None = None, judge: bool = True, display: str | None = None,
-                    allow_outside_files: bool = False, sop: str | os.PathLike[str] | None = None) -> RunOutcome:
+                    allow_outside_files: bool = False, sop: str | os.PathLike[str] | None = None,
+                    archive: bool = False, archive_cap_mb: float | None = None,
+                    site_from: str | os.PathLike[str] | None = None) -> RunOutcome:
     """Run one task: `spec` is a path to a spec file or a loaded `Spec` (`load_spec`), `agent` a registered name
     (`command`, `claude`, `replay`, `openclaw`, `browser-use`, `computer-use`, `human`,
     entry points, …) or an agent object. The keyword arguments
     are `clawrec run`'s flags (`replay_from` is `--from`, `video=False` is `--no-video`, `judge=False` is
-    `--no-judge`)."""
+    `--no-judge`, `archive_cap_mb` is `--archive-cap`)."""
     from taskspec.model import Spec
 
     loaded = spec if isinstance(spec, Spec) else None
@@ -43,7 +45,8 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                      replay_from=Path(replay_from) if replay_from is not None else None, grace=grace,
                      serve_sites=serve_sites, sites=sites, time_limit=time_limit, judge=judge, display=display,
                      allow_outside_files=allow_outside_files, spec=loaded,
-                     sop=str(sop) if sop is not None else None)
+                     sop=str(sop) if sop is not None else None, archive=archive,
+                     archive_cap_mb=archive_cap_mb, site_from=str(site_from) if site_from is not None else None)
     return await arun(req)
 
 

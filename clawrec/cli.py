@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "consistency": ("consistency", "consistency", "Execution consistency of runs of one task (0-1 per pair)."),
     "consistency-agreement": ("consistency", "consistency_agreement",
                               "Agreement of the consistency score with labelled pairs (accuracy, F1, threshold)."),
+    "archive": ("archive", "archive", "Package a run's web archive as WACZ (pywb, ReplayWeb.page open it)."),
 }
 
 

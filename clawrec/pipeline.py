@@ -59,6 +59,9 @@ class RunRequest:
     hold: bool | None = None               # hold mode (None: on for a person's run when the spec has no rule)
     hold_timeout: float | None = None      # seconds a held request waits for a decision before it is blocked
     sop: str | None = None                 # an SOP file, or "auto" (the reference's), given after the instruction
+    archive: bool = False                  # --archive: the site into RUN/archive.warc.gz (clawrec/sitemode.py)
+    archive_cap_mb: float | None = None    # --archive-cap: MB of one response body kept (default 50)
+    site_from: str | None = None           # --site-from: a run dir, .warc.gz, .wacz or `reference`: replay only
 
 
 @dataclass
@@ -138,8 +141,11 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
         except DisplayError as exc:
             raise UsageError(f"{{opt}}: {exc}", option="display") from None
     spec = req.spec if req.spec is not None else load_task(req.spec_path, req.allow_outside_files)
+    from clawrec.sitemode import open_site
+
+    site = open_site(req.archive, req.archive_cap_mb, req.site_from, spec, req.reference)
     with contextlib.ExitStack() as stack:
-        urls = req.sites
+        urls = req.sites if site.sites is None else site.sites  # a replay asks for the URLs it recorded
         if has_placeholders(spec):
             if urls is None and req.serve_sites:
                 from sites.server import serve_sites
@@ -187,14 +193,14 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
         if not spec.intercept and req.agent != "human" and not req.hold:  # (a person's run holds by default)
             _notify(req, f"clawrec: warning: {spec.path}: no intercept rule: nothing is blocked, a submission reaches "
                          "the site")
-        outcome = await _run(req, spec, agent, ctx, run_dir, urls, env, stop)
+        outcome = await _run(req, spec, agent, ctx, run_dir, urls, env, stop, site)
         if req.judge and reference is not None and outcome.exit_code == 0:
             outcome.verdict = _judge(run_dir, spec, Path(reference), req)
         return outcome
 
 
 async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-               urls: dict[str, str] | None, env: Any, stop: RunStop) -> RunOutcome:
+               urls: dict[str, str] | None, env: Any, stop: RunStop, site: Any) -> RunOutcome:
     """The environment (clawrec/environments) wraps the recorded run: prepared before the browser starts (the
     browser opens its `open_url`, e.g. a single-use login URL, kept out of run files via `secrets`), cleaned up
     (reset, lease released) on every path once prepared; a failure there is one line, exit 1."""
@@ -218,7 +224,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         ctx.task = with_sop(task_info(spec), ctx.options.get("sop"), urls, spec.secrets)
     outcome: RunOutcome | None = None
     try:
-        outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared, stop)
+        outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared, stop, site)
         return outcome
     finally:
         try:
@@ -236,7 +242,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
 
 
 async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-                  urls: dict[str, str] | None, prepared: Any, stop: RunStop) -> RunOutcome:
+                  urls: dict[str, str] | None, prepared: Any, stop: RunStop, site: Any) -> RunOutcome:
     from interceptor.core import Interceptor
     from rundir.records import RunClock
     from recorder.session import Recording
@@ -249,7 +255,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                     video=video, clock=clock, display=run_display(req), extra_flags=human_flags(req.agent),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
-                           "replay_from": ctx.options.get("replay_from"),
+                           "replay_from": ctx.options.get("replay_from"), "archive": req.archive,
+                           "site_from": site.source,
                            **({"sop": ctx.task.sop} if ctx.task.sop else {})})
     rec.interrupt_reason, stop.rec = stop.reason, rec  # signals are handled here (stoppable), not by the Recording
     rec.base["task"].update(spec=str(spec.path), start_url=spec.start_url)
@@ -265,9 +272,11 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         return RunOutcome(run_dir, "crashed", reason, exit_code=1, message=reason, manifest=rec.manifest or {})
     assert rec.browser is not None
     human = await start_human_session(req, spec, rec, ctx)  # hold + control page: known before the interceptor
+    own_urls = rec.own_urls + (human.own_urls if human else [])
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
-                       ignore_urls=rec.own_urls + (human.own_urls if human else []),
-                       secrets=rec.secrets + prepared.secrets, hold=human.hold if human else None)
+                       ignore_urls=own_urls, secrets=rec.secrets + prepared.secrets,
+                       hold=human.hold if human else None,
+                       **site.parts(run_dir, clock, own_urls, rec.secrets + prepared.secrets))
     rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets
     guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
@@ -280,6 +289,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         try:
             stop.check()  # a stop whose cancellation was lost in the start-up
             await icpt.attach(rec.browser.ws_url)
+            await site.describe_browser(icpt)
             await open_start_page(rec.browser.ws_url, prepared.open_url)
             stop.check()
         except Exception as exc:
@@ -333,6 +343,9 @@ async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str
     # pauses until the recorder's finalize has closed the browser (a page's own scripts may still submit).
     with contextlib.suppress(Exception):
         await icpt.close(keep_attached=True)
+    from clawrec.sitemode import site_block
+
+    rec.base["site"] = site_block(icpt)
     try:
         manifest = await rec.finalize(status, reason)
     finally:

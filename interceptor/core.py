@@ -49,13 +49,16 @@ class Interceptor:
                  on_catch: Callable[[dict[str, Any]], Any] | None = None,
                  kill_browser: Callable[[], None] | None = None, *, narrow: bool = True, http_log: bool = True,
                  watchdog: bool = True, ignore_urls: list[str] | tuple[str, ...] = (),
-                 secrets: list[str] | tuple[str, ...] = (), hold: Any = None) -> None:
+                 secrets: list[str] | tuple[str, ...] = (), hold: Any = None, archive: Any = None,
+                 replay: Any = None) -> None:
         """`hold`: an interceptor.hold.Hold: every request is paused and the state-changing ones no rule catches
         wait for a person's decision (hold mode; blocked ones are recorded with `action: held_blocked`).
         `ignore_urls`: URL prefixes (the recorder's channel `ws://127.0.0.1:PORT/`, `chrome-extension://ID/`)
         the HTTP log leaves out, requests and whole targets; matching and blocking still apply to them. `secrets`:
         values (the channel token) replaced by `[redacted]` wherever they would reach http.jsonl, http.har or
-        interceptions.jsonl."""
+        interceptions.jsonl. `archive`: an interceptor.capture.Capture (`--archive`: every exchange into
+        RUN/archive.warc.gz); `replay`: an interceptor.replay.Replay (`--site-from`: what no rule catches is answered
+        from the archive, nothing is continued to the site)."""
         self.spec = spec
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -69,8 +72,11 @@ class Interceptor:
         # The browser-level Fetch only covers the new-target race (see attach): it never needs more than what can
         # match, also when the targets pause everything (else each request would pause twice: measured +0.5 ms).
         self.root_patterns = fetch_patterns(self.http_rules)
+        self.archive, self.replay = archive, replay
+        if replay is not None:  # nothing may leave: every request pauses, at both levels, and is answered
+            self.patterns = self.root_patterns = PAUSE_ALL
         self.caught = asyncio.Event()
-        self.land = spec.raw.get("terminal") == "land" if isinstance(spec.raw, dict) else False
+        self.land = spec.raw.get("terminal") == "land" and replay is None if isinstance(spec.raw, dict) else False
         self._landed: set[str] = set()  # network ids of landed requests (each is recorded once)
         self.catches: list[dict[str, Any]] = []
         self.stats = {"paused": 0, "continued": 0, "caught": 0, "undecidable": 0}
@@ -137,6 +143,8 @@ class Interceptor:
             self._held.clear()
             if self.http is not None:
                 await self.http.settle()  # response bodies being read (bounded wait), while still attached
+            if self.archive is not None:
+                await self.archive.close()
         if keep_attached:
             self._finish_files()
             return
@@ -163,6 +171,8 @@ class Interceptor:
             self.http.close()
         if self.console is not None:
             self.console.close()
+        if self.replay is not None:
+            self.replay.close()
         self.writer.close()
 
     # ---- per target ------------------------------------------------------------------------------------------
@@ -181,6 +191,8 @@ class Interceptor:
         futures += self.frames.prepare(session)
         if self.http is not None:
             futures += self.http.prepare(session, self.frames)
+        for mode in (self.archive, self.replay):
+            futures += mode.prepare(session) if mode is not None else []
         if self.console is not None:
             self.console.prepare(session)
         if ttype == "page" and self.http_rules:
@@ -218,7 +230,7 @@ class Interceptor:
             rules = [None]  # type: ignore[list-item]  (no rule: the person decides, see _decide)
         if not rules:
             self.stats["continued"] += 1
-            paused.continue_()
+            self._pass(paused)
             if len(self.continue_us) < 100_000:
                 self.continue_us.append((time.perf_counter() - t0) * 1e6)
             return
@@ -257,7 +269,7 @@ class Interceptor:
         if rule is None:
             if not closed:
                 self.stats["continued"] += 1
-                paused.continue_()
+                self._pass(paused)
             return
         land = self.land and not undecidable and not closed
         if land and params.get("networkId") in self._landed:  # a landed request paused again at the other level
@@ -268,6 +280,13 @@ class Interceptor:
         # the answer marks the HTTP log now, before Network.loadingFailed can arrive
         action = "blocked" if closed else self._answer(paused, rule, land=land)
         await self._record_request(paused, body, rule, action, undecidable=undecidable)
+
+    def _pass(self, paused: PausedRequest) -> None:
+        """What no rule catches: continued to the site, or in replay mode answered from the archive."""
+        if self.replay is not None:
+            self.replay.answer(paused)
+        else:
+            paused.continue_()
 
     async def _hold(self, paused: PausedRequest, body: Any) -> None:
         req = paused.params["request"]

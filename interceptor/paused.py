@@ -28,7 +28,7 @@ class PausedRequest:
     def __init__(self, session: Session, params: dict[str, Any],
                  mark: Callable[[str, str], None] | None = None) -> None:
         self.session, self.params, self._mark = session, params, mark
-        self.answer: str | None = None  # continued | blocked | fulfilled | landed | failed
+        self.answer: str | None = None  # continued | blocked | fulfilled | landed | failed | replayed
 
     @property
     def request_id(self) -> str:
@@ -59,8 +59,12 @@ class PausedRequest:
         """Fail it as blocked by the client: a catch (`blocked`), or fail-closed housekeeping (`failed`)."""
         return self._send("blocked" if caught else "failed", "Fetch.failRequest", {"errorReason": BLOCKED_BY_CLIENT})
 
-    def fulfill(self, status: int, headers: dict[str, Any], body: bytes) -> str:
-        """Answer it with the spec's fake response (it never reaches the site)."""
-        return self._send("fulfilled", "Fetch.fulfillRequest", {
-            "responseCode": status, "responseHeaders": [{"name": k, "value": str(v)} for k, v in headers.items()],
+    def fulfill(self, status: int, headers: dict[str, Any] | list[tuple[str, str]], body: bytes, *,
+                replayed: bool = False) -> str:
+        """Answer it with the spec's fake response, or (`replayed`: not a catch) a replay's recorded one; either
+        way it never reaches the site. `headers` may be a list of (name, value): a repeated header (two Set-Cookie
+        lines) stays two lines."""
+        pairs = headers.items() if isinstance(headers, dict) else headers
+        return self._send("replayed" if replayed else "fulfilled", "Fetch.fulfillRequest", {
+            "responseCode": status, "responseHeaders": [{"name": k, "value": str(v)} for k, v in pairs],
             "body": base64.b64encode(body).decode()})

@@ -1,5 +1,5 @@
 """The dependency rule, checked on every run of the suite:
-`taskspec`, `rundir` ← `interceptor`, `recorder`, `evaluator` ← `clawrec`.
+`taskspec`, `rundir`, `archive` ← `interceptor`, `recorder`, `evaluator` ← `clawrec`.
 
 Every module of the product is imported (so a broken import fails here), and every `import` statement in its
 source (module level or inside functions) is read with `ast` and held against the rule."""
@@ -14,19 +14,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("taskspec", "rundir", "interceptor", "recorder", "evaluator", "clawrec", "sites")
+OURS = ("taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "clawrec", "sites")
 # what each package may import of ours (itself always)
 ALLOWED = {
     "rundir": set(),
+    "archive": set(),  # web archives: pure data + I/O (warcio, wacz), nothing of ours
     "taskspec": {"rundir"},  # authoring (annotate) reads recorded runs
-    "interceptor": {"taskspec", "rundir"},
+    "interceptor": {"taskspec", "rundir", "archive"},
     "recorder": {"taskspec", "rundir", "interceptor.cdp"},  # the one CDP client (its transport only)
     "evaluator": {"taskspec", "rundir"},
     "sites": {"taskspec"},  # the {sites.NAME} filler
-    "clawrec": {"taskspec", "rundir", "interceptor", "recorder", "evaluator", "sites"},
+    "clawrec": {"taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "sites"},
 }
 BROWSER_LIBS = ("playwright", "websockets", "aiohttp", "ffmpeg", "anthropic")
-PURE = ("taskspec", "rundir")
+PURE = ("taskspec", "rundir", "archive")
 
 
 def _modules(package: str) -> list[Path]:

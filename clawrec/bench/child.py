@@ -65,11 +65,12 @@ def build_argv(slot: Slot, run_dir: Path, flags: dict[str, Any]) -> list[str]:
         argv += ["--model", slot.agent.model]
     if slot.agent.sop:
         argv += ["--sop", slot.agent.sop]
-    for name in ("headless", "no_video", "serve_sites", "allow_outside_files"):
+    for name in ("headless", "no_video", "serve_sites", "allow_outside_files", "archive"):
         if flags.get(name):
             argv.append("--" + name.replace("_", "-"))
     for name, opt in (("agent_cmd", "--agent-cmd"), ("replay_from", "--from"), ("grace", "--grace"),
-                      ("time_limit", "--time-limit"), ("reference", "--reference")):
+                      ("time_limit", "--time-limit"), ("reference", "--reference"), ("archive_cap", "--archive-cap"),
+                      ("site_from", "--site-from")):
         if flags.get(name) is not None:
             argv += [opt, str(flags[name])]
     return argv

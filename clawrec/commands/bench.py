@@ -122,13 +122,19 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
               help="As `clawrec run --reference` (default: each spec's `reference`).")
 @click.option("--allow-outside-files", is_flag=True, help="As `clawrec run --allow-outside-files`.")
+@click.option("--archive", is_flag=True, help="As `clawrec run --archive` (each run writes its archive.warc.gz).")
+@click.option("--archive-cap", type=click.FloatRange(min=0, min_open=True), callback=_finite, metavar="MB",
+              help="As `clawrec run --archive-cap`.")
+@click.option("--site-from", "site_from", metavar="SOURCE",
+              help="As `clawrec run --site-from` (every run replays SOURCE; `reference`: each spec's reference).")
 def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ...], sops: tuple[str, ...],
           trials: int, jobs: int | None,
           out: Path, judge: str | None, no_judge: bool, categories: tuple[str, ...], ids: tuple[str, ...], retries: int,
           rerun_failed: bool, replan: bool, rejudge: bool, deadline_margin: float, executor: str,
           address: str | None, quiet: bool, html: bool, headless: bool, no_video: bool, agent_cmd: str | None,
           replay_from: Path | None, grace: float | None, time_limit: float | None, serve_sites: bool,
-          reference: Path | None, allow_outside_files: bool) -> int:
+          reference: Path | None, allow_outside_files: bool, archive: bool, archive_cap: float | None,
+          site_from: str | None) -> int:
     """Run SPECS (files or folders) × agents × trials; each run an ordinary run directory under --out.
 
     Re-running the same command resumes: finished runs are kept, infrastructure failures retried. `clawrec bench
@@ -157,6 +163,9 @@ def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ..
              "time_limit": time_limit, "serve_sites": serve_sites,
              "reference": str(reference.resolve()) if reference else None,
              "allow_outside_files": allow_outside_files}
+    site = {"archive": archive or None, "archive_cap": archive_cap,
+            "site_from": site_from if site_from in (None, "reference") else str(Path(site_from).resolve())}
+    flags.update({k: v for k, v in site.items() if v is not None})  # absent when unset: older plans still resume
     root, plan = _open_plan(specs, out, agents, models, trials, judge, flags, categories, ids, replan, sops)
     return _run(root, plan, jobs, retries, rerun_failed, rejudge, no_judge, deadline_margin, executor, address,
                 quiet, html)

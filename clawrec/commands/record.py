@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from clawrec.commands.run import _finite, check_paths
+from clawrec.commands.run import _finite, archive_options, check_paths
 from clawrec.errors import ClawrecError, UsageError
 from clawrec.pipeline import RunRequest, RunStopped, run as run_task
 
@@ -36,9 +36,10 @@ from clawrec.pipeline import RunRequest, RunStopped, run as run_task
               help="Seconds before the session stops (default: the spec's limits.time_s).")
 @click.option("--serve-sites", is_flag=True,
               help="Serve the local demo sites for this run and fill the spec's {sites.NAME} placeholders.")
+@archive_options
 def record(task: str, vnc: bool, hold: bool | None, hold_timeout: float, display: str | None, headless: bool,
            run_dir: Path | None, runs_dir: Path, no_video: bool, grace: float, time_limit: float | None,
-           serve_sites: bool) -> int:
+           serve_sites: bool, archive: bool, archive_cap: float | None) -> int:
     """Record a person doing TASK.yaml (a reference run): all five layers, as in any run.
 
     The person sees the instruction, the user's details and files (terminal and a task page opened in a second
@@ -52,7 +53,7 @@ def record(task: str, vnc: bool, hold: bool | None, hold_timeout: float, display
     check_paths(run_dir, runs_dir, None)
     req = RunRequest(spec_path=task, agent="human", run_dir=run_dir, runs_dir=runs_dir, video=not no_video,
                      grace=grace, serve_sites=serve_sites, time_limit=time_limit, judge=False, display=display,
-                     vnc=vnc, hold=hold, hold_timeout=hold_timeout)
+                     vnc=vnc, hold=hold, hold_timeout=hold_timeout, archive=archive, archive_cap_mb=archive_cap)
     try:
         outcome = run_task(req)
     except RunStopped as exc:  # Ctrl-C ends a person's session: the run is finalized; its folder is the last line

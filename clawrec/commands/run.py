@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -32,6 +33,25 @@ def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) ->
             RunDir(reference)
         except RunDirError as exc:
             raise UsageError(f"--reference: {exc}") from None
+
+
+def archive_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--archive and --archive-cap (run, record, bench)."""
+    f = click.option("--archive-cap", type=click.FloatRange(min=0, min_open=True), callback=_finite, metavar="MB",
+                     help="With --archive: MB of one response body kept; a bigger body is archived truncated "
+                          "(WARC-Truncated). Default 50.")(f)
+    return click.option("--archive", is_flag=True,
+                        help="Also write RUN/archive.warc.gz: every HTTP exchange of every target (WARC/1.1), for "
+                             "`clawrec archive --wacz` and `--site-from`.")(f)
+
+
+def site_from_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--site-from (run, bench)."""
+    return click.option("--site-from", "site_from", metavar="SOURCE",
+                        help="Serve the browser from a web archive only (a run directory with archive.warc.gz, a "
+                             ".warc.gz, a .wacz, or `reference` = the spec's reference run): the spec's rules are "
+                             "matched first, every other request is answered from the archive; misses are 404s "
+                             "listed in RUN/replay.jsonl.")(f)
 
 
 @click.command("run")
@@ -67,10 +87,12 @@ def check_paths(run_dir: Path | None, runs_dir: Path, reference: Path | None) ->
 @click.option("--sop", metavar="SOP.md|auto",
               help="Give the agent this SOP (`clawrec sop`) after the instruction, filled with this task's values; "
                    "`auto`: the SOP of the spec's reference run. Recorded in task.json and the manifest.")
+@archive_options
+@site_from_option
 def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, display: str | None,
         no_video: bool, model: str | None, reference: Path | None, agent_cmd: str | None, replay_from: Path | None,
         grace: float, time_limit: float | None, serve_sites: bool, no_judge: bool, allow_outside_files: bool,
-        sop: str | None) -> int:
+        sop: str | None, archive: bool, archive_cap: float | None, site_from: str | None) -> int:
     """Run TASK.yaml with an agent; block only its terminal submission; record the five layers.
 
     Exit 0 when the run finished (whatever the agent achieved), 2 on bad input, 1 when the infrastructure failed.
@@ -81,6 +103,7 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
                      video=not no_video, model=model, reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
                      judge=not no_judge, display=display, allow_outside_files=allow_outside_files, sop=sop,
+                     archive=archive, archive_cap_mb=archive_cap, site_from=site_from,
                      notify=lambda line: click.echo(line, err=True))
     try:
         outcome = run_task(req)

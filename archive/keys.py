@@ -1,0 +1,81 @@
+"""The lookup keys of a replay, one per tier: exact (method, URL, body), the pywb/cdxj key (SURT of the URL with the
+POST body folded into its query, as cdxj-indexer makes it), normalized (cache-busters and volatile fields dropped
+from the query and the body), and the same-path key the nearest-URL tier searches in."""
+
+from __future__ import annotations
+
+import json
+from io import BytesIO
+from typing import Any, Iterable
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import surt
+from cdxj_indexer.postquery import append_method_query
+
+CACHE_BUSTERS = frozenset({"_", "ts", "timestamp", "cb", "t", "nocache", "cachebuster", "rnd", "rand"})
+BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+def exact_key(method: str, url: str, body: bytes) -> tuple[str, str, bytes]:
+    return (method.upper(), url.split("#", 1)[0], body or b"")
+
+
+def cdxj_key(method: str, url: str, content_type: str, body: bytes) -> str:
+    """The key pywb looks a capture up by: SURT(url + `__wb_method=post&<body as query>`) (GET: SURT(url))."""
+    url = url.split("#", 1)[0]
+    method = method.upper()
+    if method != "GET":
+        _query, append = append_method_query(method, content_type or "", str(len(body or b"")),
+                                             BytesIO(body or b""), url)
+        url += append
+    try:
+        return f"{method} {surt.surt(url)}"
+    except Exception:  # surt refuses a few odd URLs: the raw URL is still a key
+        return f"{method} {url}"
+
+
+def _drop(pairs: Iterable[tuple[str, str]], ignore: frozenset[str]) -> list[tuple[str, str]]:
+    return sorted((k, v) for k, v in pairs if k.lower() not in ignore and k not in ignore)
+
+
+def _strip_json(value: Any, ignore: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_json(v, ignore) for k, v in value.items() if k not in ignore and k.lower() not in ignore}
+    if isinstance(value, list):
+        return [_strip_json(v, ignore) for v in value]
+    return value
+
+
+def normalized_body(body: bytes, content_type: str, ignore: frozenset[str]) -> bytes:
+    """The body with `ignore` fields removed: JSON (at any depth) and urlencoded forms; other bodies as they are."""
+    if not body:
+        return b""
+    low = (content_type or "").lower()
+    text = body.decode("utf-8", "replace")
+    if "json" in low or text[:1] in "{[":
+        try:
+            return json.dumps(_strip_json(json.loads(text), ignore), sort_keys=True).encode()
+        except ValueError:
+            pass
+    if "x-www-form-urlencoded" in low or ("=" in text and " " not in text and "\n" not in text):
+        return urlencode(_drop(parse_qsl(text, keep_blank_values=True), ignore)).encode()
+    return body
+
+
+def normalized_key(method: str, url: str, content_type: str, body: bytes,
+                   volatile: frozenset[str]) -> tuple[str, str, str, bytes]:
+    """(method, scheme://host/path, query without cache-busters/volatile fields, body without volatile fields)."""
+    ignore = CACHE_BUSTERS | volatile
+    parts = urlsplit(url)
+    query = urlencode(_drop(parse_qsl(parts.query, keep_blank_values=True), ignore))
+    return (method.upper(), f"{parts.scheme}://{parts.netloc}{parts.path}", query,
+            normalized_body(body, content_type, volatile))
+
+
+def path_key(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+def query_pairs(url: str) -> set[tuple[str, str]]:
+    return set(parse_qsl(urlsplit(url).query, keep_blank_values=True))

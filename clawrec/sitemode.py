@@ -1,0 +1,111 @@
+"""Where a run's site comes from: the live web (optionally archived with `--archive`), or a web archive
+(`--site-from SOURCE`). Builds the interceptor's capture / replay parts and the manifest's `site` block.
+
+Why here: the pipeline stays one flow; this module turns the two flags into the interceptor's `archive=` /
+`replay=` arguments, reads a bad SOURCE before a run directory exists (one line, exit 2), and sums the run's
+requests per tier for the manifest (`site: {mode, source, requests, hits_by_tier, misses, hit_rate,
+live_requests}`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clawrec.errors import UsageError
+
+REFERENCE = "reference"
+
+
+@dataclass
+class SiteMode:
+    archive: bool = False                 # --archive: write RUN/archive.warc.gz
+    archive_cap: int | None = None        # bytes of one response body kept (--archive-cap MB)
+    source: str | None = None             # --site-from: the archive replayed
+    sites: dict[str, str] | None = None   # the source run's {sites.NAME} URLs (a replay answers for them)
+    index: Any = None                     # archive.index.ReplayIndex when replaying
+    capture: Any = None
+    replay: Any = None
+
+    def parts(self, run_dir: Path, clock: Any, ignore: list[str], secrets: list[str]) -> dict[str, Any]:
+        """The Interceptor's keyword arguments for this mode."""
+        out: dict[str, Any] = {}
+        if self.archive:
+            from archive.warc import DEFAULT_CAP
+            from interceptor.capture import Capture
+
+            self.capture = Capture(run_dir, self.archive_cap or DEFAULT_CAP, ignore=ignore, secrets=secrets)
+            out["archive"] = self.capture
+        if self.index is not None:
+            from interceptor.replay import Replay
+
+            self.replay = Replay(self.index, run_dir, clock, self.source or "", ignore=ignore)
+            out["replay"] = self.replay
+        return out
+
+    async def describe_browser(self, icpt: Any) -> None:
+        """What a replay needs of the recorded browser (user agent, cookies at start) into the archive's info."""
+        if self.capture is None or icpt.conn is None:
+            return
+        try:
+            version = await icpt.conn.root.call("Browser.getVersion")
+            cookies = await icpt.conn.root.call("Storage.getCookies")
+        except Exception:  # best effort: the archive is still readable without it
+            return
+        self.capture.info.update(user_agent=version.get("userAgent"), product=version.get("product"),
+                                 cookies_at_start=[{k: c.get(k) for k in ("name", "domain", "path")}
+                                                   for c in cookies.get("cookies", [])])
+
+def site_block(icpt: Any) -> dict[str, Any]:
+    """The manifest's `site` block, from the interceptor's replay / capture parts and its HTTP log."""
+    replay, capture = getattr(icpt, "replay", None), getattr(icpt, "archive", None)
+    if replay is not None:
+        return replay.site()
+    http = getattr(icpt, "http", None)
+    live = sum(1 for r in (http.records if http is not None else []) if r.get("type") == "request")
+    block: dict[str, Any] = {"mode": "live", "source": None, "requests": live, "hits_by_tier": {},
+                             "misses": 0, "hit_rate": None, "live_requests": live}
+    if capture is not None:
+        block["archive"] = {"file": "archive.warc.gz", **capture.stats}
+    return block
+
+
+def open_site(archive: bool, archive_cap_mb: float | None, site_from: str | None, spec: Any,
+              reference: Path | None) -> SiteMode:
+    """Check the flags and read the archive to replay (before any run directory exists)."""
+    mode = SiteMode(archive=archive, archive_cap=int(archive_cap_mb * 1024 * 1024) if archive_cap_mb else None)
+    if not site_from:
+        return mode
+    from archive.index import ReplayIndex
+    from archive.source import SourceError, open_source
+
+    source: Path | str = site_from
+    if site_from == REFERENCE:
+        ref = reference or getattr(spec, "reference", None)
+        if not ref:
+            raise UsageError(f"--site-from reference: {spec.path} names no reference run")
+        source = Path(ref)
+    try:
+        got = open_source(source)
+    except SourceError as exc:
+        raise UsageError(f"--site-from {exc}") from None
+    if not got.exchanges:
+        raise UsageError(f"--site-from {source}: the archive holds no HTTP exchange")
+    mode.source = str(source)
+    mode.sites = _recorded_sites(Path(source))
+    mode.index = ReplayIndex(got.exchanges, volatile=getattr(spec, "volatile", ()) or ())
+    return mode
+
+
+def _recorded_sites(source: Path) -> dict[str, str] | None:
+    """The site URLs the source run filled its spec's {sites.NAME} placeholders with (manifest `sites`): a replay
+    must ask for the URLs that were recorded."""
+    import json
+
+    manifest = source / "manifest.json" if source.is_dir() else None
+    try:
+        sites = json.loads(manifest.read_text()).get("sites") if manifest is not None else None
+    except (OSError, ValueError):
+        return None
+    return {str(k): str(v) for k, v in sites.items()} if isinstance(sites, dict) else None

@@ -1,0 +1,194 @@
+"""`--archive` capture: every HTTP exchange of every target, bodies whole, into RUN/archive.warc.gz (archive.warc).
+
+Why Network.getResponseBody after loadingFinished, not Fetch at the response stage: a response-stage pause puts a
+CDP round trip (and the body's base64 through this process) on the critical path of EVERY response, while
+getResponseBody reads a body the browser already has, after the page got it; nothing of this touches the Fetch path
+or awaits in the reader loop (bench/archive.py measures the run's wall time with and without --archive). Chrome
+keeps a body only if Network.enable gave it buffers: with --archive they are raised to the cap (`BUFFERS`); a body
+Chrome would not keep (media streamed from the cache, over the cap) is archived with what could be had and marked
+truncated. Response headers come from responseReceivedExtraInfo when Chrome sends it (the wire headers, both
+Set-Cookie lines); redirects are their own exchanges (requestWillBeSent.redirectResponse).
+
+Secrets: request headers and bodies pass the run's redaction policy like http.jsonl (rundir/redact.py); a
+Set-Cookie value is redacted when its cookie is HttpOnly or secret-named (a replay serves responses and page
+scripts can read only the others); response bodies are kept (a replay needs them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from archive.warc import ARCHIVE, DEFAULT_CAP, WarcFile
+from interceptor.cdp import CDPError, Session
+from interceptor.httplog import NETWORK_TYPES, scrub, url_ignored
+from rundir.redact import REDACTED, Redactor, mask_fields, redact_headers, secret_name, secret_values
+from taskspec import payload
+
+log = logging.getLogger("clawrec.capture")
+
+SCHEMES = ("http://", "https://")
+
+
+def buffers(cap: int) -> dict[str, int]:
+    """Network.enable buffers that keep whole bodies up to `cap` (Chrome evicts the oldest past the total)."""
+    return {"maxTotalBufferSize": max(4 * cap, 64 * 1024 * 1024), "maxResourceBufferSize": cap}
+
+
+def _split(headers: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """CDP headers (one value per name, repeated headers joined by newlines) as wire header lines."""
+    out = []
+    for k, v in (headers or {}).items():
+        for line in str(v).split("\n"):
+            out.append((k, line))
+    return out
+
+
+def _set_cookie(value: str) -> str:
+    name, _, rest = value.partition("=")
+    attrs = rest.split(";", 1)
+    if secret_name(name.strip()) or "httponly" in rest.lower().replace(" ", ""):
+        return f"{name}={REDACTED}" + (f";{attrs[1]}" if len(attrs) > 1 else "")
+    return value
+
+
+class Capture:
+    """Joins Network events per request and writes each finished exchange to the run's archive."""
+
+    def __init__(self, run_dir: Path, cap: int = DEFAULT_CAP, ignore: Iterable[str] = (),
+                 secrets: Iterable[str] = ()) -> None:
+        self.path = Path(run_dir) / ARCHIVE
+        self.cap = cap
+        self.ignore = tuple(u for u in ignore if u)
+        self.redactor = Redactor(secrets)
+        self.warc = WarcFile(self.path, cap)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="clawrec-warc")  # gzip off the reader loop
+        self._open: dict[str, dict[str, Any]] = {}
+        self._extra: dict[str, list[tuple[str, str]]] = {}
+        self._reading: set[asyncio.Future] = set()
+        self.pages: list[dict[str, Any]] = []
+        self.started = datetime.now(timezone.utc)
+        self.info: dict[str, Any] = {}
+        self.truncated = 0
+        self.closed = False
+
+    def prepare(self, session: Session) -> list[asyncio.Future]:
+        if session.target_type not in NETWORK_TYPES or url_ignored(session.target_info.get("url"), self.ignore):
+            return []
+        on = session.on
+        on("Network.requestWillBeSent", lambda p: self._request(session, p))
+        on("Network.responseReceivedExtraInfo", lambda p: self._wire(session, p))
+        on("Network.responseReceived", lambda p: self._response(session, p))
+        on("Network.loadingFinished", lambda p: self._finished(session, p))
+        on("Network.loadingFailed", lambda p: self._open.pop(f"{session.id}:{p['requestId']}", None))
+        # After the HTTP layer's Network.enable (same queue): these buffers replace its small ones.
+        return [session.send("Network.enable", {"maxPostDataSize": 1024 * 1024, **buffers(self.cap)})]
+
+    def _request(self, session: Session, p: dict[str, Any]) -> None:
+        key = f"{session.id}:{p['requestId']}"
+        prev = self._open.pop(key, None)
+        if prev is not None and p.get("redirectResponse"):
+            self._respond(prev, p["redirectResponse"], key)
+            self._write(prev, b"", False)
+        req = p["request"]
+        url = req["url"]
+        if not url.startswith(SCHEMES) or session.id is not None and url_ignored(url, self.ignore):
+            return
+        if p.get("type") == "Document" and session.target_type == "page" and p.get("frameId") == session.target_id:
+            self.pages.append({"url": url, "ts": datetime.now(timezone.utc).isoformat()})
+        raw, _complete = payload.entries_bytes(req) if req.get("hasPostData") else (b"", True)
+        self._open[key] = {"method": req["method"], "url": url, "headers": req.get("headers", {}), "body": raw,
+                           "date": datetime.now(timezone.utc)}
+
+    def _wire(self, session: Session, p: dict[str, Any]) -> None:
+        key = f"{session.id}:{p['requestId']}"
+        self._extra[key] = _split(p.get("headers"))
+        if len(self._extra) > 10_000:  # ExtraInfo of requests never seen (cached, ignored): forget the oldest
+            self._extra.pop(next(iter(self._extra)))
+
+    def _respond(self, rec: dict[str, Any], r: dict[str, Any], key: str) -> None:
+        rec["status"], rec["reason"] = r.get("status", 0), r.get("statusText", "")
+        rec["resp_headers"] = self._extra.pop(key, None) or _split(r.get("headers"))
+
+    def _response(self, session: Session, p: dict[str, Any]) -> None:
+        rec = self._open.get(f"{session.id}:{p['requestId']}")
+        if rec is not None:
+            rec["response"] = p["response"]
+            rec["resource_type"] = p.get("type")
+
+    def _finished(self, session: Session, p: dict[str, Any]) -> None:
+        key = f"{session.id}:{p['requestId']}"
+        rec = self._open.pop(key, None)
+        if rec is None or "response" not in rec or self.closed:
+            return
+        self._respond(rec, rec.pop("response"), key)
+        if rec["method"] == "HEAD" or rec["status"] in (204, 304):
+            self._write(rec, b"", False)
+            return
+        fut = session.send("Network.getResponseBody", {"requestId": p["requestId"]})
+        self._reading.add(fut)
+        fut.add_done_callback(lambda f, r=rec: self._body(f, r))
+
+    def _body(self, fut: asyncio.Future, rec: dict[str, Any]) -> None:
+        self._reading.discard(fut)
+        body, truncated = b"", True
+        if not fut.cancelled():
+            exc = fut.exception()
+            if exc is None:
+                reply = fut.result()
+                data = reply.get("body") or ""
+                body = base64.b64decode(data) if reply.get("base64Encoded") else data.encode("utf-8")
+                truncated = False
+            elif not isinstance(exc, CDPError):
+                log.error("archive: reading %s failed: %r", rec["url"], exc)
+        self._write(rec, body, truncated)
+
+    def _write(self, rec: dict[str, Any], body: bytes, truncated: bool) -> None:
+        if self.closed:
+            return
+        if truncated:
+            self.truncated += 1
+        req_headers = [(k, self.redactor.text(str(v))) for k, v in redact_headers(rec["headers"]).items()]
+        req_body = rec["body"]
+        if req_body:
+            decoded = payload.decode(req_body, payload.header(rec["headers"], "content-type"))
+            hidden = secret_values(decoded.value)
+            if hidden or self.redactor.values:
+                text = scrub(req_body.decode("utf-8", "surrogateescape"), hidden)
+                req_body = self.redactor.text(text).encode("utf-8", "surrogateescape")
+        headers = [(k, _set_cookie(v) if k.lower() == "set-cookie" else v) for k, v in rec["resp_headers"]]
+        self._pool.submit(self._write_now, rec["method"], self.redactor.text(rec["url"]), req_headers, req_body,
+                          rec["status"], rec["reason"], headers, body, rec["date"], truncated)
+
+    def _write_now(self, *args: Any) -> None:
+        try:
+            self.warc.exchange(*args)
+        except Exception:
+            log.exception("archive: writing an exchange failed")
+
+    async def close(self, info: dict[str, Any] | None = None, timeout: float = 10.0) -> None:
+        """Wait (bounded) for bodies being read, write the replay info record, close the file."""
+        if self.closed:
+            return
+        if self._reading:
+            await asyncio.wait(list(self._reading), timeout=timeout)
+            await asyncio.sleep(0)
+        self.closed = True
+        meta = {"start": self.started.isoformat(), "start_epoch": self.started.timestamp(),
+                "timezone": os.environ.get("TZ") or time.tzname[0], "locale": os.environ.get("LANG", ""),
+                "pages": self.pages, **self.info, **(info or {})}
+        self._pool.submit(self.warc.metadata, mask_fields(meta))
+        await asyncio.get_running_loop().run_in_executor(None, self._pool.shutdown, True)
+        self.warc.close()
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return {"exchanges": self.warc.exchanges, "truncated": self.truncated,
+                "bytes": self.path.stat().st_size if self.path.exists() else 0}
