@@ -101,7 +101,7 @@ class Interceptor:
     @property
     def writers(self) -> list[JsonlWriter]:
         """The JSONL files this interceptor writes (a run gives them one WriteGuard: rundir/writeguard.py)."""
-        return [self.writer] + [x.writer for x in (self.http, self.console) if x is not None]
+        return [self.writer] + [x.writer for x in (self.http, self.console, self.replay) if x is not None]
 
     # ---- lifecycle -------------------------------------------------------------------------------------------
     async def attach(self, browser: str) -> None:
