@@ -16,10 +16,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
 
-from taskspec.match import could_match, matches, websocket_message_matches
+from taskspec.fieldpath import leaves
+from taskspec.match import could_match, matches, query_params, websocket_message_matches
 from taskspec.payload import Body
 from taskspec.model import Rule
+from taskspec.volatile import reason as token_reason
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,28 @@ def caught(rule: Rule, sent: Sent) -> bool:
     return matches(rule, sent.method, sent.url, Body(sent.kind, sent.value))
 
 
+def _shape(method: str, url: str, kind: str, value: Any) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """(method, URL without its query, the payload's non-volatile leaves): a GET form's query is its payload."""
+    parts = urlsplit(url)
+    if kind in ("empty", "unavailable") and value is None:
+        kind, value = "urlencoded", query_params(url)
+    if kind in ("json", "urlencoded", "multipart") and isinstance(value, (dict, list)):
+        payload = tuple(sorted((p, repr(v)) for p, v in leaves(value) if not token_reason(p, v)))
+    else:
+        payload = (("", repr(value)),)
+    return method.upper(), urlunsplit(parts._replace(query="", fragment="")), payload
+
+
+def same_submission(a: Sent, b: Sent) -> bool:
+    """Two requests that are the same submission sent again: same method, URL and payload, volatile fields aside."""
+    return _shape(a.method, a.url, a.kind, a.value) == _shape(b.method, b.url, b.kind, b.value)
+
+
 def look_alikes(rule: Rule, target: Sent, others: Iterable[Sent]) -> list[Sent]:
-    """The other requests `rule` would also catch; a request with the very same payload is the same submission
-    (a double click, a retry) and is not counted."""
-    return [s for s in others if s.known and s.line != target.line
-            and (s.kind, s.value) != (target.kind, target.value) and caught(rule, s)]
+    """The other requests `rule` would also catch; a request with the same payload (volatile fields aside) is the
+    same submission (a double click, a retry) and is not counted."""
+    return [s for s in others if s.known and s.line != target.line and not same_submission(s, target)
+            and caught(rule, s)]
 
 
 def unread_look_alikes(rule: Rule, target: Sent, others: Iterable[Sent]) -> list[Sent]:

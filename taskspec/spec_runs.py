@@ -14,6 +14,7 @@ from typing import Any
 
 from rundir import records as R
 from taskspec.annotate import Run, candidates, read_run, sent
+from taskspec.attempts import person_blocked_places, repeats
 from taskspec.distinguish import Sent, caught
 from taskspec.model import Rule, Spec
 from taskspec.terminal import CAUGHT, HELD, PERSON  # one meaning of caught / held / person-blocked
@@ -36,6 +37,7 @@ class RunCheck:
     hits: list[Hit] = field(default_factory=list)
     terminal: str | None = None    # where the reference's terminal request is
     problem: str = ""              # empty: the run passes
+    repeats: list[str] = field(default_factory=list)  # earlier person-blocked attempts of the same submission
 
     @property
     def ok(self) -> bool:
@@ -91,9 +93,15 @@ def check_run(spec: Spec, run: Run, role: str) -> RunCheck:
     result.terminal = terminal_request(run)
     if result.terminal is None:
         result.problem = "no terminal request found in the reference (nothing caught, blocked or submitted)"
-    elif n != 1:
+        return result
+    last = next((h for h in result.hits if h.where == result.terminal), None)
+    if last is not None and n > 1:  # a person who pressed submit again: the same submission, blocked again
+        result.repeats = repeats(last.sent, [(h.where, h.sent) for h in result.hits if h is not last],
+                                 person_blocked_places(run.catches, run.http))
+        n -= len(result.repeats)
+    if n != 1:
         result.problem = f"{n} matches (expected exactly 1, at its terminal request {result.terminal})"
-    elif result.hits[0].where != result.terminal:
+    elif last is None:
         result.problem = f"the match is not its terminal request {result.terminal}"
     return result
 
@@ -105,8 +113,11 @@ def role_of(run: Run) -> str:
 
 def report(check: RunCheck) -> list[str]:
     head = f"{check.path} ({check.role}): {len(check.hits)} match(es)"
-    lines = [head + (" -- OK" if check.ok else f" -- FAIL: {check.problem}")]
-    lines += [f"    {h.describe()}" for h in check.hits]
+    again = (f" (the same submission repeated: the person blocked it {len(check.repeats) + 1} times; the last, "
+             f"{check.terminal}, is the terminal request)") if check.repeats else ""
+    lines = [head + (f" -- OK{again}" if check.ok else f" -- FAIL: {check.problem}")]
+    lines += [f"    {h.describe()}" + (" [the same submission repeated]" if h.where in check.repeats else "")
+              for h in check.hits]
     return lines
 
 

@@ -17,6 +17,7 @@ import os
 import sys
 import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
 from clawrec.agents.base import AgentContext, AgentResult
 
@@ -114,6 +115,12 @@ class TerminalDecider:
                 _say("no request is waiting" + (f" with number {held_id}" if held_id else ""))
 
 
+def ssh_hint(ports: list[int | None]) -> str:
+    """How a person on another machine reaches every page of the session (noVNC and the task page: two ports)."""
+    tunnels = " ".join(f"-L {p}:127.0.0.1:{p}" for p in dict.fromkeys(ports) if p)
+    return f"(from another machine: ssh {tunnels} THIS_HOST, then open the URLs)"
+
+
 class HumanAgent:
     name = "human"
 
@@ -128,7 +135,7 @@ class HumanAgent:
 
                 vnc = await start_vnc(ctx.options["display"], run_dir=str(ctx.run_dir))
                 _say(f"open the browser remotely: {vnc.url}")
-                _say(f"(from another machine: ssh -L {vnc.port}:127.0.0.1:{vnc.port} THIS_HOST, then open the URL)")
+                _say(ssh_hint([vnc.port] + ([urlsplit(control.origin).port] if control is not None else [])))
                 if control is not None:
                     control.vnc_url = vnc.url
             _say(f"your task: {ctx.task.instruction}")

@@ -88,9 +88,13 @@ def without(rec: dict, *paths: str) -> dict:
 def test_pick_and_equals_choose_the_candidate_and_constants(tmp_path, capsys):
     out = tmp_path / "addr.yaml"
     code, lines, err = annotate(capsys, FIX / "shop-form", "--out", out, "--pick", "3", "--equals", "street")
-    assert code == 0, err
     rule = yaml.safe_load(out.read_text())["intercept"][0]
     assert rule == {"url": "{sites.shop}api/address/validate", "method": "PUT", "equals": {"street": "12 Main St"}}
+    # written, but check-spec takes the run's terminal request (the order POST) as the reference's: exit 1, one line
+    assert code == 1 and err.strip().splitlines()[-1] == (
+        f"clawrec: check-spec does not accept {out} on {FIX / 'shop-form'}: candidate 3 (http.jsonl:5) is not the "
+        f"run's terminal request (http.jsonl:7), which check-spec takes as the reference's: clawrec annotate "
+        f"{FIX / 'shop-form'} --out {out} --force --equals street writes the spec for that one"), err
 
 
 def test_fields_adds_what_a_person_requires(tmp_path, capsys):

@@ -115,9 +115,16 @@ def test_look_alike_that_only_values_tell_apart_is_reported(tmp_path, capsys):
     order = records(SHOP_FORM, "http.jsonl")[6]["body"]["value"]
     run = with_look_alike(tmp_path, {**order, "street": "1 Other Rd"})
     out = tmp_path / "shop-order.yaml"
-    data = annotate(capsys, run, out)
+    code = main(["annotate", str(run), "--out", str(out), "--instruction", "Do the task"])
+    err = capsys.readouterr().err
+    data = yaml.safe_load(out.read_text())  # written, for the person to read; check-spec fails: exit 1, next step
     assert "fields" not in data["intercept"][0]  # presence cannot tell them apart: nothing required in vain
     assert "also catches 1 other request(s) of the run (http.jsonl line(s) 5)" in out.read_text()
+    assert code == 1 and err.strip().splitlines()[-1].endswith(
+        f"the value of street tells them apart: clawrec annotate {run} --out {out} --force --equals street"), err
+    assert main(["annotate", str(run), "--out", str(out), "--instruction", "Do the task", "--force",
+                 "--equals", "street"]) == 0, capsys.readouterr().err
+    assert "(reference): 1 match(es) -- OK" in capsys.readouterr().err
 
 
 def test_websocket_comment_is_told_apart_from_the_subscription_by_a_field(tmp_path, capsys):

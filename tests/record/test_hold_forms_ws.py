@@ -93,15 +93,24 @@ def test_hold_websocket_sends_and_get_forms(tmp_path, capsys):
 
     # annotate: the last blocked request, the GET form, is the top candidate; its query is its payload. Only a value
     # tells it from the allowed search (same URL, same field): check-spec says so, the spec's note names --equals q
+    # The person blocked three different submissions (two frames, the form): annotate writes nothing and names the
+    # --pick that says which one is final (exit 1, one line)
     out_spec = tmp_path / "specs" / "search.yaml"
     code, out, err = cli(capsys, "annotate", run, "--out", out_spec)
-    assert code == 0, err
+    assert code == 1 and not out_spec.exists(), err
     assert out.splitlines()[0].split()[1:4] == ["GET", f"{site.url}search?q=second", "[q]"], out
     assert "blocked by the person: interceptions.jsonl:3" in out.splitlines()[0]
-    assert f"check-spec: {run} (reference): 2 match(es) -- FAIL" in err, err
+    assert err.strip().splitlines()[-1] == (
+        f"clawrec: {run}: the person blocked 3 different submissions (candidates 1, 2, 3): say which one is the "
+        f"task's final submission, e.g. the last one blocked: clawrec annotate {run} --out {out_spec} --force "
+        "--pick 1"), err
+    code, out, err = cli(capsys, "annotate", run, "--out", out_spec, "--pick", "1")
+    assert code == 1 and f"check-spec: {run} (reference): 2 match(es) -- FAIL" in err, err
     assert "other request(s) of the run (http.jsonl line(s)" in out_spec.read_text()
     assert "(--equals q would)" in out_spec.read_text()
-    code, out, err = cli(capsys, "annotate", run, "--out", out_spec, "--equals", "q", "--force")
+    assert err.strip().splitlines()[-1].endswith(
+        f"the value of q tells them apart: clawrec annotate {run} --out {out_spec} --force --pick 1 --equals q"), err
+    code, out, err = cli(capsys, "annotate", run, "--out", out_spec, "--pick", "1", "--equals", "q", "--force")
     assert code == 0 and f"check-spec: {run} (reference): 1 match(es) -- OK" in err, err
     rule = load_spec(out_spec).intercept[0]
     assert (rule.url, rule.methods, rule.equals) == (f"{site.url}search", ("GET",), {"q": "second"})
@@ -115,7 +124,7 @@ def test_hold_websocket_sends_and_get_forms(tmp_path, capsys):
     # candidate; a WebSocket rule (no method), checked against the frames sent and blocked on that socket
     cut = cut_run(run, tmp_path / "cut", blocked[1]["t"])
     out_spec = tmp_path / "specs" / "stream.yaml"
-    code, out, err = cli(capsys, "annotate", cut, "--out", out_spec, "--equals", "n")
+    code, out, err = cli(capsys, "annotate", cut, "--out", out_spec, "--pick", "1", "--equals", "n")
     assert code == 0, err
     assert out.splitlines()[0].split()[1:3] == ["WS", ws.url] and "interceptions.jsonl:2" in out.splitlines()[0]
     assert f"check-spec: {cut} (reference): 1 match(es) -- OK" in err and "interceptions.jsonl:2 WS" in err, err

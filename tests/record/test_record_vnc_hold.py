@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 from recorder.browser import find_chromium
 from tests.pipeline.helpers import jsonl, manifest
@@ -32,6 +33,9 @@ def test_record_vnc_hold_annotate_check_spec_replay(tmp_path):
             vnc_url = err.wait(r"open the browser remotely: (\S+)").group(1)
             control_url = err.wait(r"task page and controls .*: (\S+)").group(1)
             assert "/clawrec.html?password=" in vnc_url  # noVNC inside our page (it says when the session ended)
+            tunnel = err.wait(r"from another machine: ssh -L (\d+):127\.0\.0\.1:\1 -L (\d+):127\.0\.0\.1:\2 ")
+            ports = {int(tunnel.group(1)), int(tunnel.group(2))}  # the person needs both pages: noVNC, task page
+            assert ports == {urlsplit(vnc_url).port, urlsplit(control_url).port}, err.lines
             lite = vnc_url.replace("clawrec.html?", "vnc_lite.html?")
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
