@@ -28,7 +28,7 @@ DEFAULT_DIR = ROOT / ".tools" / "browser-use"
 RUNNER = Path(__file__).resolve().with_name("browser_use_runner.py")
 INSTALL_HINT = "browser-use is not installed; run: make agents"
 QUIET_ENV = {"ANONYMIZED_TELEMETRY": "false", "BROWSER_USE_CLOUD_SYNC": "false", "BROWSER_USE_VERSION_CHECK": "false",
-             "BROWSER_USE_CLOUD_HINTS": "false", "BROWSER_USE_LOGGING_LEVEL": "info", "BROWSER_USE_SETUP_LOGGING": "true",
+             "BROWSER_USE_CLOUD_HINTS": "false", "BROWSER_USE_LOGGING_LEVEL": "info",
              "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
 
 

@@ -46,8 +46,8 @@ def step_end(events: str):  # noqa: ANN201 (browser-use's AgentHookFunc)
         if out is not None:
             thoughts = {k: getattr(out, k, None) for k in ("thinking", "evaluation_previous_goal", "memory",
                                                            "next_goal")}
-            emit(events, "assistant", "\n".join(f"{k}: {v}" for k, v in thoughts.items() if v), step=agent.state.n_steps,
-                 url=getattr(item.state, "url", None))
+            emit(events, "assistant", "\n".join(f"{k}: {v}" for k, v in thoughts.items() if v),
+                 step=agent.state.n_steps, url=getattr(item.state, "url", None))
             for i, action in enumerate(out.action or []):
                 data = action.model_dump(exclude_none=True)
                 name = next(iter(data), "")

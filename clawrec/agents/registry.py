@@ -31,6 +31,7 @@ BUILTINS: dict[str, str] = {
     "random": "clawrec.agents.random:RandomAgent",
     "computer-use": "clawrec.agents.computer_use:ComputerUseAgent",
     "browser-use": "clawrec.agents.browser_use:BrowserUseAgent",
+    "claude-code": "clawrec.agents.claude_code:ClaudeCodeAgent",
 }
 
 
