@@ -54,7 +54,8 @@ def scrub_values(value: Any, redactor: Redactor) -> Any:
 
 def _needles(redactor: Redactor) -> list[str]:
     found = set(redactor.values)
-    found.update(json.dumps(v)[1:-1] for v in redactor.values)
+    for ascii_only in (True, False):  # as it appears inside a JSON string, either way JSON was written
+        found.update(json.dumps(v, ensure_ascii=ascii_only)[1:-1] for v in redactor.values)
     return sorted(found, key=len, reverse=True)
 
 
@@ -62,19 +63,20 @@ def _scrub_file(path: Path, redactor: Redactor) -> bool:
     suffix = path.suffix.lower()
     if suffix not in (".jsonl", *JSON_SUFFIXES, *TEXT_SUFFIXES):
         return False
-    text = path.read_text(encoding="utf-8")
+    with open(path, encoding="utf-8", newline="") as fh:  # line ends kept as they are (\r\n in an agent's log)
+        text = fh.read()
     needles = _needles(redactor)
     if not any(n in text for n in needles):
         return False
     if suffix == ".jsonl":
-        new = "".join(_line(line, redactor, needles) for line in text.splitlines(keepends=True))
+        new = "\n".join(_line(line, redactor, needles) for line in text.split("\n"))  # JSONL ends lines with \n only
     elif suffix in JSON_SUFFIXES:
         new = _json_file(text, redactor, needles)
     else:
         new = _raw(text, needles)
     if new == text:
         return False
-    with open(path, "r+", encoding="utf-8") as fh:  # same inode: a writer still appending keeps its file
+    with open(path, "r+", encoding="utf-8", newline="") as fh:  # same inode: a writer still appending keeps its file
         fh.write(new)
         fh.truncate()
     return True
@@ -93,8 +95,7 @@ def _line(line: str, redactor: Redactor, needles: list[str]) -> str:
         record = loads_bounded(line, MAX_RECORD_DEPTH)
     except ValueError:  # a torn, foreign or too deep line: replaced as text
         return _raw(line, needles)
-    out = dumps_line(redactor.record(record))
-    return out if line.endswith("\n") else out.rstrip("\n")
+    return dumps_line(redactor.record(record)).rstrip("\n")
 
 
 def _json_file(text: str, redactor: Redactor, needles: list[str]) -> str:

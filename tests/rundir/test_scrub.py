@@ -16,7 +16,7 @@ def test_scrub_run_replaces_the_value_in_every_text_file_and_keeps_the_rest(tmp_
     (tmp_path / "agent.jsonl").write_text(kept + json.dumps({"t": 1, "content": f"the code is {VALUE}"}) + "\n"
                                           + '{"t":2,"content":"torn ' + VALUE)
     (tmp_path / "task.json").write_text(json.dumps({"note": f"code {VALUE}", "n": 1}, indent=2))
-    (tmp_path / "agent.stdout.log").write_text(f"typing {VALUE}\n")
+    (tmp_path / "agent.stdout.log").write_bytes(f"typing {VALUE}\r\n".encode())
     (tmp_path / "shot.jpg").write_bytes(b"\xff\xd8" + VALUE.encode())
     (tmp_path / "manifest.json").write_text(json.dumps({"stop_reason": VALUE}))  # rewritten by the caller
     changed = scrub_run(tmp_path, [VALUE])
@@ -25,7 +25,7 @@ def test_scrub_run_replaces_the_value_in_every_text_file_and_keeps_the_rest(tmp_
     assert lines[0] == kept and json.loads(lines[1])["content"] == "the code is [redacted]"
     assert lines[2] == '{"t":2,"content":"torn [redacted]'
     assert json.loads((tmp_path / "task.json").read_text()) == {"note": "code [redacted]", "n": 1}
-    assert (tmp_path / "agent.stdout.log").read_text() == "typing [redacted]\n"
+    assert (tmp_path / "agent.stdout.log").read_bytes() == b"typing [redacted]\r\n"
     assert VALUE.encode() in (tmp_path / "shot.jpg").read_bytes()
     assert scrub_run(tmp_path, [VALUE]) == []  # nothing left
 
