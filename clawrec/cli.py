@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "validate": ("validate", "validate", "Check task specs; one line FILE:LINE: field: message per problem."),
     "import-clawbench": ("import_clawbench", "import_clawbench", "Convert ClawBench task.json files into v1 specs."),
     "sites": ("sites", "sites", "Serve the local live-like websites."),
+    "factory": ("factory", "factory", "Generate sites with ground truth, serve them, measure clawrec on them."),
     "intercept": ("intercept", "intercept", "Attach to a running browser and block a spec's terminal requests."),
     "run": ("run", "run", "Run one task with an agent in an instrumented browser."),
     "record": ("record", "record", "Record a person doing a task (reference run); --vnc, hold mode."),

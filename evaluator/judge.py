@@ -16,7 +16,7 @@ from evaluator.state_judge import judge_state
 from rundir.reader import RunDir
 from evaluator.verdict import Verdict, write_verdict
 
-JUDGE_KINDS = ("payload", "llm", "both", "rubric", "state")
+JUDGE_KINDS = ("payload", "llm", "both", "rubric", "state", "progress")
 
 
 def open_reference(path: str | Path | None, notes: list[str]) -> RunDir | None:
@@ -56,11 +56,15 @@ def judge_run(run: str | Path | RunDir, spec: Spec | None = None, reference: str
         raise ValueError(f"judge must be one of {', '.join(JUDGE_KINDS)}")
     extra = list(notes or [])
     rd = run if isinstance(run, RunDir) else RunDir(run)
-    if judge in ("rubric", "state"):  # no reference run involved
+    if judge in ("rubric", "state", "progress"):  # no reference run involved
         if judge == "rubric":  # answer mode: the submitted answer against the rubric
             from evaluator.rubric_judge import judge_rubric
 
             verdict = judge_rubric(rd, spec, llm_config)
+        elif judge == "progress":  # partial credit from the site's subgoal events (generated sites)
+            from evaluator.progress_judge import judge_progress
+
+            verdict = judge_progress(rd)
         else:  # the org's end state, recorded before its reset (environment.json)
             verdict = judge_state(rd, spec)
         verdict.notes = list(dict.fromkeys(extra + verdict.notes))

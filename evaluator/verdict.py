@@ -19,7 +19,7 @@ from evaluator.errors import VerdictError
 
 VERDICT_VERSION = 1
 VERDICTS = ("PASS", "FAIL")
-JUDGES = ("payload", "llm", "both", "rubric", "state")
+JUDGES = ("payload", "llm", "both", "rubric", "state", "progress")
 RUNS = ("agent", "reference")
 
 EVIDENCE_SCHEMA: dict[str, Any] = {
@@ -111,6 +111,7 @@ class Verdict:
     spec_sha256: str | None = None
     model: str | None = None
     judges: dict[str, Any] = field(default_factory=dict)
+    progress: float | None = None          # the progress judge's partial credit (subgoals reached / total)
 
     @property
     def passed(self) -> bool:
@@ -127,6 +128,8 @@ class Verdict:
         }
         if self.judges:
             d["judges"] = self.judges
+        if self.progress is not None:
+            d["progress"] = self.progress
         return d
 
     def one_line(self) -> str:

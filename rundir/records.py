@@ -34,6 +34,7 @@ ACTIONS = "actions.jsonl"
 CONSOLE = "console.jsonl"  # pages' console messages, uncaught exceptions, browser log entries
 VERDICT = "verdict.json"
 ENVIRONMENT = "environment.json"  # the org's end state (state checks + record delta), written before the reset
+SUBGOALS = "subgoals.jsonl"  # a generated site's subgoal events during the run (factory eval), read by the progress judge
 REPORT = "report.html"
 
 

@@ -16,7 +16,7 @@ import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from aiohttp import web
 
@@ -36,7 +36,10 @@ SITE_APPS: dict[str, str] = {
 HOSTS: dict[str, str] = {"shop_pay": "localhost"}
 
 
-def _load(ref: str) -> Callable[[SiteContext], web.Application]:
+AppMaker = Callable[[SiteContext], web.Application]
+
+
+def _load(ref: str) -> AppMaker:
     import importlib
 
     module, _, attr = ref.partition(":")
@@ -89,32 +92,37 @@ class SitesServer:
             self._cache, self._offset = [], 0
 
 
-async def _start(names: list[str], ctxs: dict[str, SiteContext]) -> tuple[list[web.AppRunner], dict[str, str]]:
+async def _start(names: list[str], ctxs: dict[str, SiteContext], makers: Mapping[str, AppMaker],
+                 hosts: Mapping[str, str]) -> tuple[list[web.AppRunner], dict[str, str]]:
     runners, urls = [], {}
     for name in names:
-        app = _load(SITE_APPS[name])(ctxs[name])
+        app = makers[name](ctxs[name])
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        urls[name] = f"http://{HOSTS.get(name, '127.0.0.1')}:{port}/"
+        urls[name] = f"http://{hosts.get(name, '127.0.0.1')}:{port}/"
         runners.append(runner)
     return runners, urls
 
 
 @contextlib.contextmanager
-def serve_sites(log_path: Path | None = None, frozen_time: str | None = None,
-                sites: list[str] | None = None) -> Iterator[SitesServer]:
+def serve_sites(log_path: Path | None = None, frozen_time: str | None = None, sites: list[str] | None = None,
+                apps: Mapping[str, AppMaker] | None = None,
+                hosts: Mapping[str, str] | None = None) -> Iterator[SitesServer]:
     """Serve all sites until the block ends. Frozen time: argument, else $CLAWREC_SITES_FROZEN_TIME, else a
-    fixed default. Without `log_path` the log lives in a temporary directory removed on exit."""
+    fixed default. Without `log_path` the log lives in a temporary directory removed on exit. `apps` serves other
+    applications instead of the built-in sites (generated ones: factory/), `hosts` their base URLs' hosts."""
     now = parse_frozen(frozen_time or os.environ.get(FROZEN_ENV) or DEFAULT_FROZEN_TIME)
     tmpdir = None
     if log_path is None:
         tmpdir = tempfile.mkdtemp(prefix="clawrec-sites-")
         log_path = Path(tmpdir) / "sites.jsonl"
     log = TruthLog(Path(log_path))
-    names = list(sites or SITE_APPS)
+    makers: Mapping[str, AppMaker] = apps if apps is not None else {n: _load(r) for n, r in SITE_APPS.items()}
+    hosts = hosts if hosts is not None else HOSTS
+    names = list(sites or makers)
     urls: dict[str, str] = {}
     ctxs = {n: SiteContext(name=n, now=now, log=log, urls=urls) for n in names}
     loop = asyncio.new_event_loop()
@@ -124,7 +132,7 @@ def serve_sites(log_path: Path | None = None, frozen_time: str | None = None,
     def run() -> None:
         asyncio.set_event_loop(loop)
         try:
-            box["runners"], bound = loop.run_until_complete(_start(names, ctxs))
+            box["runners"], bound = loop.run_until_complete(_start(names, ctxs, makers, hosts))
             urls.update(bound)
         except BaseException as exc:  # reported to the caller below
             box["error"] = exc

@@ -350,7 +350,8 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
 
 
 def start_url(run: Run) -> str:
-    nav = next((a.get("url") for a in run.actions if a.get("type") == "navigate" and a.get("url")), None)
+    nav = next((a.get("url") for a in run.actions if a.get("type") == "navigate"
+                and str(a.get("url") or "").startswith(("http://", "https://"))), None)  # not about:blank
     task = run.manifest.get("task") if isinstance(run.manifest.get("task"), dict) else {}
     url = nav or task.get("start_url") or run.task.get("start_url")
     if not url:

@@ -1,5 +1,6 @@
 """The dependency rule, checked on every run of the suite:
-`taskspec`, `rundir`, `archive` ← `interceptor`, `recorder`, `evaluator` ← `clawrec`.
+`taskspec`, `rundir`, `archive` ← `interceptor`, `recorder`, `evaluator` ← `clawrec`; `factory` uses `taskspec` and
+`sites` and is used only by clawrec's CLI (clawrec/commands/).
 
 Every module of the product is imported (so a broken import fails here), and every `import` statement in its
 source (module level or inside functions) is read with `ast` and held against the rule."""
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "clawrec", "sites")
+OURS = ("taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "clawrec", "sites", "factory")
 # what each package may import of ours (itself always)
 ALLOWED = {
     "rundir": set(),
@@ -24,7 +25,8 @@ ALLOWED = {
     "recorder": {"taskspec", "rundir", "interceptor.cdp"},  # the one CDP client (its transport only)
     "evaluator": {"taskspec", "rundir"},
     "sites": {"taskspec"},  # the {sites.NAME} filler
-    "clawrec": {"taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "sites"},
+    "clawrec": {"taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "sites", "factory"},
+    "factory": {"taskspec", "sites"},  # the web factory: specs and field paths; sites/' server machinery
 }
 BROWSER_LIBS = ("playwright", "websockets", "aiohttp", "ffmpeg", "anthropic")
 PURE = ("taskspec", "rundir", "archive")
@@ -55,6 +57,14 @@ def test_dependency_rule(package: str) -> None:
             if package in PURE and top in BROWSER_LIBS:
                 bad.append(f"{path.relative_to(ROOT)}:{line}: imports browser library {name}")
     assert not bad, "dependency rule broken:\n" + "\n".join(bad)
+
+
+def test_factory_is_used_only_by_the_cli() -> None:
+    """Only clawrec's commands import factory (it runs clawrec through its CLI, never as a library)."""
+    bad = [f"{path.relative_to(ROOT)}:{line}: imports {name}" for path in _modules("clawrec")
+           if "commands" not in path.relative_to(ROOT).parts
+           for line, name in _imports(path) if name.split(".")[0] == "factory"]
+    assert not bad, "factory imported outside clawrec/commands:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))

@@ -91,7 +91,9 @@ class SpecSource:
 @click.option("--judge", "kind", type=click.Choice(JUDGE_KINDS), default="payload", show_default=True,
               help="payload: deterministic, no model; llm: the agentic LLM judge; both: PASS only if both pass; "
                    "rubric: an answer-mode task's submitted answer scored against its rubric (LLM); "
-                   "state: the org's end state (RUN/environment.json checks, no model, no reference).")
+                   "state: the org's end state (RUN/environment.json checks, no model, no reference); "
+                   "progress: partial credit from a generated site's subgoal events (RUN/subgoals.jsonl, "
+                   "`clawrec factory eval`): progress in verdict.json, PASS at 1.0.")
 @click.option("--model", default=None, help=f"LLM judge model (default $CLAWREC_JUDGE_MODEL or {DEFAULT_MODEL}).")
 @click.option("--spec", "spec_path", type=click.Path(exists=True, path_type=Path),
               help="Task spec file, or a folder of specs matched to runs by task id "
@@ -157,7 +159,7 @@ def judge(path: Path, reference: Path | None, kind: str, model: str | None, spec
             spec = specs.for_run(run, notes)
             if batch and spec is not None and spec.reference and spec.reference.resolve() == run.path.resolve():
                 continue  # a reference run is not judged against itself
-            if spec is None and reference is None and kind != "state":  # a PASS against nothing would be a lie
+            if spec is None and reference is None and kind not in ("state", "progress"):  # a PASS against nothing would be a lie
                 why = next((p.split(";")[0] for p in run.problems if p.startswith(R.MANIFEST)),
                            next((n for n in notes if "not found" in n), f"{R.MANIFEST} names no spec"))
                 raise UsageError(f"{run.path}: nothing to judge against ({why}): no spec and no reference run; "
