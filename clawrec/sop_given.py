@@ -16,9 +16,8 @@ from typing import Any, Mapping
 
 from clawrec.agents.base import TaskInfo
 from clawrec.errors import UsageError
+from evaluator.sop_values import GIVEN_INTRO
 
-INTRO = ("Standard operating procedure for this task, recorded from a person doing it (follow it step by step; "
-         "the values are this task's):")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,5 +79,5 @@ def with_sop(task: TaskInfo, sop: GivenSop | None, sites: Mapping[str, str] | No
     except MissingValue as exc:
         raise UsageError(f"{{opt}} {sop.source}: placeholder {{{exc.args[0]}}}: this task has no such value",
                          option="sop") from None
-    return dataclasses.replace(task, instruction=f"{task.instruction.rstrip()}\n\n{INTRO}\n{steps}\n",
+    return dataclasses.replace(task, instruction=f"{task.instruction.rstrip()}\n\n{GIVEN_INTRO}\n{steps}\n",
                                sop=sop.record())

@@ -17,7 +17,7 @@ from typing import Any
 
 from evaluator.essential import Essential, essential_steps
 from evaluator.payload_judge import canonical_url
-from evaluator.sop_values import placeholdered, read_task, task_values
+from evaluator.sop_values import own_instruction, placeholdered, read_task, task_values
 from rundir.reader import RunDir
 from taskspec import volatile
 from taskspec.terminal import terminal_order
@@ -180,7 +180,7 @@ def write_sop(run: RunDir) -> Sop:
         notes.append("no terminal request was caught in this run: no step is marked as the final submission")
     if not task:
         notes.append("the run has no task.json: values are written as recorded (no placeholders)")
-    return Sop(task_id=run.task_id or task.get("id"), instruction=str(task.get("instruction") or ""),
+    return Sop(task_id=run.task_id or task.get("id"), instruction=own_instruction(task),
                source=str(run.path), agent=run.agent_name, steps=steps,
                parameters={k: values[k] for k in used_all}, notes=notes)
 

@@ -23,6 +23,8 @@ from taskspec import placeholders as sites_placeholders
 PLACEHOLDER = re.compile(r"\{((?:user|files|quoted)\.[A-Za-z0-9_.\-]+)\}")
 QUOTED = re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”")
 MIN_INSIDE = 4   # a task value shorter than this is replaced only when it is the whole value
+GIVEN_INTRO = ("Standard operating procedure for this task, recorded from a person doing it (follow it step by step; "
+               "the values are this task's):")   # how `run --sop` appends an SOP to the instruction
 
 
 def _flat(info: Mapping[str, Any], prefix: str) -> dict[str, Any]:
@@ -46,9 +48,14 @@ def task_values(task: Mapping[str, Any]) -> dict[str, Any]:
     for name, path in items:
         key = re.sub(r"[^A-Za-z0-9_\-]", "_", Path(str(name)).stem) or "file"
         values[f"files.{key}"] = str(path)
-    for n, m in enumerate(QUOTED.finditer(str(task.get("instruction") or "")), start=1):
+    for n, m in enumerate(QUOTED.finditer(own_instruction(task)), start=1):
         values[f"quoted.{n}"] = m.group(1) or m.group(2)
     return values
+
+
+def own_instruction(task: Mapping[str, Any]) -> str:
+    """The task's instruction without an SOP that `run --sop` appended to it."""
+    return str(task.get("instruction") or "").split("\n\n" + GIVEN_INTRO, 1)[0]
 
 
 def read_task(run_path: Path) -> dict[str, Any]:

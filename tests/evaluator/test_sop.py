@@ -139,3 +139,15 @@ def test_llm_rewrite_keeps_steps_and_placeholders_and_is_cached(tmp_path, capsys
                                              'the booking)'
     assert "(final submission: the terminal step)" in lines[-1] and second.out == first.out
     assert "cached" in second.err and "cached" not in first.err
+
+
+def test_quoted_strings_and_files_become_placeholders():
+    from evaluator.sop_values import placeholdered, task_values
+
+    values = task_values({"instruction": 'Post "Ran my first trail half marathon" to my timeline.',
+                          "user": {"address": {"city": "Austin"}}, "files": ["/x/files/resume.pdf"]})
+    assert placeholdered("Ran my first trail half marathon", values) == ("{quoted.1}", ["quoted.1"])
+    assert placeholdered("C:\\fakepath\\resume.pdf", values) == ("{files.resume}", ["files.resume"])
+    assert placeholdered("I live in Austin, TX", values) == ("I live in {user.address.city}, TX",
+                                                             ["user.address.city"])
+    assert placeholdered("economy", values) == ("economy", [])
