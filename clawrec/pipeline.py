@@ -252,7 +252,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
-                    video=video, clock=clock, display=run_display(req), extra_flags=human_flags(req.agent),
+                    video=video, clock=clock, display=run_display(req),
+                    extra_flags=human_flags(req.agent) + site.browser_flags(),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from"), "archive": req.archive,

@@ -25,8 +25,22 @@ class SiteMode:
     source: str | None = None             # --site-from: the archive replayed
     sites: dict[str, str] | None = None   # the source run's {sites.NAME} URLs (a replay answers for them)
     index: Any = None                     # archive.index.ReplayIndex when replaying
+    info: dict[str, Any] | None = None    # the archive's replay info (start time, timezone, …)
     capture: Any = None
     replay: Any = None
+
+    @property
+    def seed(self) -> int:
+        """The replay's random seed: from the archive's start time (one archive, one sequence), never 0."""
+        start = int((self.info or {}).get("start_epoch") or 0)
+        return start % 2_147_483_647 or 1
+
+    def browser_flags(self) -> list[str]:
+        """Chromium flags of a replay: V8 seeds every context's Math.random with the archive's seed (pages, iframes,
+        workers alike; no script, no global, no patched native a page could see)."""
+        if self.index is None:
+            return []
+        return [f"--js-flags=--random-seed={self.seed}"]
 
     def parts(self, run_dir: Path, clock: Any, ignore: list[str], secrets: list[str]) -> dict[str, Any]:
         """The Interceptor's keyword arguments for this mode."""
@@ -40,7 +54,7 @@ class SiteMode:
         if self.index is not None:
             from interceptor.replay import Replay
 
-            self.replay = Replay(self.index, run_dir, clock, self.source or "", ignore=ignore)
+            self.replay = Replay(self.index, run_dir, clock, self.source or "", ignore=ignore, info=self.info)
             out["replay"] = self.replay
         return out
 
@@ -95,6 +109,7 @@ def open_site(archive: bool, archive_cap_mb: float | None, site_from: str | None
     mode.source = str(source)
     mode.sites = _recorded_sites(Path(source))
     mode.index = ReplayIndex(got.exchanges, volatile=getattr(spec, "volatile", ()) or ())
+    mode.info = got.info
     return mode
 
 

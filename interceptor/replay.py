@@ -37,11 +37,12 @@ class Replay:
     """Answers paused requests from `index`; counts hits by tier for the manifest's `site` block."""
 
     def __init__(self, index: ReplayIndex, run_dir: str | Path, clock: RunClock, source: str,
-                 ignore: tuple[str, ...] | list[str] = ()) -> None:
+                 ignore: tuple[str, ...] | list[str] = (), info: dict[str, Any] | None = None) -> None:
         """`ignore`: URL prefixes of the recorder's own traffic (its extension, its channel socket): their targets
         keep their socket; their HTTP requests, if any, are answered like any other (nothing is continued)."""
         self.index = index
         self.ignore = tuple(u for u in ignore if u)
+        self.timezone = str((info or {}).get("timezone") or "")
         self.source = source
         self.writer = JsonlWriter(Path(run_dir) / REPLAY, clock)
         self.hits = {t: 0 for t in (*TIERS, "synthesized")}
@@ -57,6 +58,8 @@ class Replay:
                    session.send("Network.setBlockedURLs", {"urls": WS_BLOCK})]
         if session.target_type in ("page", "iframe"):
             futures.append(session.send("Network.setBypassServiceWorker", {"bypass": True}))
+        if session.target_type == "page" and self.timezone:  # the recorded timezone (best effort: an unknown id)
+            session.send_quiet("Emulation.setTimezoneOverride", {"timezoneId": self.timezone})
         return futures
 
     def _socket(self, p: dict[str, Any]) -> None:
