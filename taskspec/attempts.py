@@ -42,3 +42,12 @@ def split_blocked(found: list[Any]) -> tuple[list[Any], list[Any]]:
     blocked = [c for c in found[1:] if c.held is not None]
     same = [c for c in blocked if same_submission(c.sent(), top.sent())]
     return same, [c for c in blocked if c not in same]
+
+
+def distinct(found: list[Any]) -> int:
+    """How many different submissions `found` (candidates) hold, a repeated one counted once."""
+    groups: list[Any] = []
+    for c in found:
+        if not any(same_submission(c.sent(), g.sent()) for g in groups):
+            groups.append(c)
+    return len(groups)

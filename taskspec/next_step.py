@@ -24,10 +24,10 @@ def command(run: Path, out: Path, pick: int | None, equals: tuple[str, ...] = ()
     return shlex.join(words)
 
 
-def pick_one(run: Path, out: Path, top: int, others: list[int]) -> str:
-    """Different submissions blocked by the person: name the final one."""
-    names = ", ".join(str(n) for n in [top, *others])
-    return (f"the person blocked {len(others) + 1} different submissions (candidates {names}): say which one is the "
+def pick_one(run: Path, out: Path, top: int, others: list[int], kinds: int) -> str:
+    """`kinds` different submissions blocked by the person (candidates `top` and `others`): name the final one."""
+    names = ", ".join(str(n) for n in sorted([top, *others]))
+    return (f"the person blocked {kinds} different submissions (candidates {names}): say which one is the "
             f"task's final submission, e.g. the last one blocked: {command(run, out, top)}")
 
 

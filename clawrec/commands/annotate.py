@@ -109,7 +109,7 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
     --pick says which is the final one, or when check-spec does not accept the spec on RUN (the spec is written).
     """
     from taskspec import next_step
-    from taskspec.attempts import split_blocked
+    from taskspec.attempts import distinct, split_blocked
     from taskspec.task_source import SourceError, kept_fields, merged, source_path
 
     if not list_only and out is not None:  # output paths first: no work for a spec that cannot be written
@@ -134,7 +134,8 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
         raise UsageError(f"--pick {n}: there are {len(found)} candidates (1-{len(found)})")
     again, different = split_blocked(found) if pick is None else ([], [])
     if different:
-        raise _fail(f"{run_dir}: " + next_step.pick_one(run_dir, out, 1, [found.index(c) + 1 for c in different]))
+        blocked = [found.index(c) + 1 for c in again + different]
+        raise _fail(f"{run_dir}: " + next_step.pick_one(run_dir, out, 1, blocked, distinct([found[0], *different])))
     if again:
         click.echo(f"the person blocked the same submission {len(again) + 1} times (candidates "
                    f"{', '.join(str(found.index(c) + 1) for c in [found[0], *again])}): the last attempt, candidate 1 "

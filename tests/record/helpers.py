@@ -3,7 +3,9 @@ running command's stderr read line by line."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -79,3 +81,12 @@ def recording(spec: Path, run: Path, *flags: str) -> Iterator[tuple[subprocess.P
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def cut_run(run, dest, t: float):
+    """A copy of the run holding only what happened up to `t` (seconds on the run's clock) in each JSONL layer."""
+    shutil.copytree(run, dest, ignore=shutil.ignore_patterns("screenshots", "*.har"))
+    for path in dest.glob("*.jsonl"):
+        kept = [line for line in path.read_text().splitlines() if json.loads(line).get("t", 0) <= t]
+        path.write_text("".join(line + "\n" for line in kept))
+    return dest

@@ -8,7 +8,6 @@ accepts against it (in-process, on the recorded files: no second browser)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -18,7 +17,7 @@ from clawrec.cli import main
 from recorder.display import start_display
 from taskspec.load import load_spec
 from tests.pipeline.helpers import jsonl, manifest
-from tests.record.helpers import REPO, StderrLines, wait_for
+from tests.record.helpers import REPO, StderrLines, cut_run, wait_for
 from tests.record.holdsite import HoldSite, WsSite, write_spec
 
 
@@ -141,12 +140,3 @@ def cli(capsys, *args) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def cut_run(run, dest, t: float):
-    """A copy of the run holding only what happened up to `t` (seconds on the run's clock) in each JSONL layer."""
-    shutil.copytree(run, dest, ignore=shutil.ignore_patterns("screenshots", "*.har"))
-    for path in dest.glob("*.jsonl"):
-        kept = [line for line in path.read_text().splitlines() if json.loads(line).get("t", 0) <= t]
-        path.write_text("".join(line + "\n" for line in kept))
-    return dest
