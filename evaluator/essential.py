@@ -55,7 +55,7 @@ def _page(s: Step) -> str:
 
 def essential_steps(run: RunDir) -> list[Essential]:
     """The run's steps without the incidental ones (see the module docstring), in run order."""
-    acts = [a for a in run.actions]
+    acts = list(run.actions)
     by_seq = {a.seq: a for a in acts if a.seq is not None}
     order = {a.seq: i for i, a in enumerate(acts) if a.seq is not None}
     raw = steps(run)
