@@ -42,6 +42,7 @@ class Report:
         self.notes = cut + [p for p in dict.fromkeys(run.problems) if "is corrupt (skipped)" not in p]
         self.tr = Trajectory(run)
         self.notes += self.tr.console_notes
+        self.notes += replay_misses(run.path)
         self.diag = diagnosis.to_dict() if diagnosis is not None else self._json(DIAGNOSIS)
         self.ref_tr = Trajectory(reference) if reference is not None else None  # side by side only when asked
 
@@ -69,6 +70,7 @@ class Report:
                 ("steps", f"{len(self.tr.steps)} (" + ("one per agent tool call" if self.tr.mode == "agent"
                                                       else "action bursts") + ")"),
                 ("versions", ", ".join(f"{k} {str(v).splitlines()[0][:40] if v else ''}" for k, v in versions.items())),
+                ("site", site_line(m.get("site"))),
                 ("layers", ", ".join(f"{k}: {v.get('count', v.get('frames', '?'))}" for k, v in layers.items()
                                      if isinstance(v, dict)))]
         body = "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in rows if v not in (None, ""))
@@ -202,6 +204,31 @@ class Report:
                 + (f"<section id=notes><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "")
                 + f"</main>{aside}</div><script type=application/json id=report-data>{script_json(data)}</script>"
                 f"<script>{asset('report.js')}</script></body></html>")
+
+
+def site_line(site: Any) -> str:
+    """The manifest's `site` block in one line: live, or the archive replayed with its hit rate and misses."""
+    if not isinstance(site, dict):
+        return ""
+    if site.get("mode") == "archive":
+        return (f"archive {site.get('source')}: {site.get('requests')} requests, hit rate {site.get('hit_rate')}, "
+                f"{site.get('misses')} misses, {site.get('live_requests')} live")
+    arch = site.get("archive")
+    return "live" + (f" (archived: {arch.get('exchanges')} exchanges)" if isinstance(arch, dict) else "")
+
+
+def replay_misses(path: Path, limit: int = 20) -> list[str]:
+    """A replay's misses (replay.jsonl tier `miss`) as report notes: what the archive could not answer."""
+    from rundir.records import REPLAY, read_jsonl
+
+    if not (path / REPLAY).is_file():
+        return []
+    lines, _bad = read_jsonl(path / REPLAY)
+    misses = [x for x in lines if isinstance(x, dict) and x.get("tier") == "miss"]
+    notes = [f"replay miss: {x.get('method')} {x.get('url')} (t={x.get('t')})" for x in misses[:limit]]
+    if len(misses) > limit:
+        notes.append(f"replay: {len(misses) - limit} more misses in {REPLAY}")
+    return notes
 
 
 def write_report(run: str | Path | RunDir, out: str | Path | None = None, embed: bool | None = None,

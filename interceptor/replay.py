@@ -23,12 +23,11 @@ from archive.synth import Answer, answer
 from interceptor.cdp import CDPError, Session
 from interceptor.httplog import url_ignored
 from interceptor.paused import PausedRequest
-from rundir.records import JsonlWriter, RunClock
+from rundir.records import REPLAY, JsonlWriter, RunClock
 from taskspec import payload
 
 log = logging.getLogger("clawrec.replay")
 
-REPLAY = "replay.jsonl"
 WS_BLOCK = ["ws://*", "wss://*"]
 NETWORK_TYPES = ("page", "iframe", "worker", "shared_worker", "service_worker")
 

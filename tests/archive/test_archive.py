@@ -152,3 +152,9 @@ def test_bad_sources_name_the_file(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(SourceError, match="x.wacz"):
         open_source(bad)
+
+
+def test_run_directory_names_agree():
+    from rundir.records import ARCHIVE as RUN_ARCHIVE
+
+    assert RUN_ARCHIVE == ARCHIVE == "archive.warc.gz"

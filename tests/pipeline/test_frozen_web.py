@@ -183,3 +183,18 @@ def test_bad_site_from_is_one_line(tmp_path, capsys):
     code = main(["archive", str(tmp_path)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "archive.warc.gz" in err[-1]
+
+
+def test_report_shows_the_site_and_the_replay_misses(frozen, tmp_path):
+    import shutil
+
+    from evaluator.report import write_report
+
+    run = tmp_path / "rep1"
+    shutil.copytree(frozen["root"] / "rep1", run)
+    with open(run / "replay.jsonl", "a") as fh:
+        fh.write(json.dumps({"t": 9.5, "method": "GET", "url": "http://127.0.0.1:9/gone.js", "tier": "miss",
+                             "status": 404}) + "\n")
+    html = Path(write_report(run)).read_text()
+    assert "hit rate 1.0" in html and "0 live" in html
+    assert "replay miss: GET http://127.0.0.1:9/gone.js" in html
