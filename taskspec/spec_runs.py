@@ -17,7 +17,7 @@ from taskspec.annotate import Run, candidates, read_run, sent
 from taskspec.attempts import person_blocked_places, repeats
 from taskspec.distinguish import Sent, caught
 from taskspec.model import Rule, Spec
-from taskspec.terminal import CAUGHT, HELD, PERSON  # one meaning of caught / held / person-blocked
+from taskspec.terminal import CAUGHT, action, terminal_order  # one meaning of the terminal request
 
 
 @dataclass
@@ -55,25 +55,22 @@ def requests(run: Run) -> list[tuple[str, Sent]]:
 
 
 def terminal_request(run: Run) -> str | None:
-    """Where the run's terminal request is: the first one it caught; else the last one a person blocked in hold
-    mode; else annotate's top candidate."""
-    http = dict(run.http)
-    ws = [f"{R.INTERCEPTIONS}:{n}" for n, c in enumerate(run.catches, 1)
-          if str(c.get("method")).upper() == "WEBSOCKET" and c.get("action") != HELD]
+    """Where the run's terminal request is, in taskspec.terminal's order (the one the judges use): the first one it
+    caught; else the last one a person blocked in hold mode; else the last one blocked at the hold timeout; with
+    nothing in interceptions.jsonl, annotate's top candidate."""
+    index = {id(c): n for n, c in enumerate(run.catches, 1)}
+    held_lines = {rec.get("id"): n for n, rec in run.http if rec.get("intercepted") and rec.get("id") is not None}
     caught_lines = [n for n, rec in run.http if rec.get("intercepted") in CAUGHT]
-    if caught_lines or ws:
-        return f"{R.HTTP}:{caught_lines[0]}" if caught_lines else ws[0]
-    held = [(n, c) for n, c in enumerate(run.catches, 1)
-            if c.get("action") == HELD and (c.get("held") or {}).get("by") in PERSON]
-    for n, c in reversed(held):  # interceptions.jsonl is in decision order; a held WebSocket frame is only there
-        if str(c.get("method")).upper() == "WEBSOCKET":
-            return f"{R.INTERCEPTIONS}:{n}"
-        line = next((ln for ln, rec in run.http if rec.get("intercepted") == HELD and rec.get("id") is not None
-                     and rec.get("id") == c.get("network_id")), None)
+    for c in terminal_order(run.catches):
+        if str(c.get("method")).upper() == "WEBSOCKET":  # a frame kept from its socket is only there
+            return f"{R.INTERCEPTIONS}:{index[id(c)]}"
+        line = held_lines.get(c.get("network_id")) if c.get("network_id") is not None else None
+        if line is None and action(c) in CAUGHT and caught_lines:  # runs recorded before network ids were kept
+            line = caught_lines[0]
         if line is not None:
             return f"{R.HTTP}:{line}"
     top = candidates(run)
-    return f"{R.HTTP}:{top[0].line}" if top and http else None
+    return f"{R.HTTP}:{top[0].line}" if top and top[0].source == R.HTTP else None
 
 
 def check_run(spec: Spec, run: Run, role: str) -> RunCheck:
