@@ -13,6 +13,7 @@ from typing import Any
 
 from rundir import records as R
 from rundir.reader import RunDir
+from taskspec import terminal
 
 FENCE = "untrusted_run_data"
 RUN_ARG = {"type": "string", "enum": ["agent", "reference"], "description": "which run to read"}
@@ -108,7 +109,10 @@ class RunTools:
         if not layer.records:
             return [{"type": "text", "text": f"{name} run: no caught terminal request"
                      + (f" (corrupt lines: {layer.bad_lines})" if layer.bad_lines else "")}]
-        lines = [f"line {c.line}: t={c.t} rule={c.rule} {c.method} {c.url} action={c.action} body="
+        final = terminal.terminal_order(layer.records)[0]  # the one the payload judge and check-spec judge
+        lines = [f"line {c.line}: t={c.t} rule={c.rule} {c.method} {c.url} action={c.action}"
+                 + (f" (held: blocked by {(c.held or {}).get('by')})" if c.held else "")
+                 + (" [the run's terminal request]" if c is final and len(layer.records) > 1 else "") + " body="
                  + _compact(c.body, 3000) + (" query=" + _compact(c.query, 500) if c.query else "")
                  for c in layer.records]
         return self._text(name, R.INTERCEPTIONS, lines)

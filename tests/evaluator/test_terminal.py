@@ -103,3 +103,15 @@ def test_a_page_read_to_the_rule_url_is_not_a_submission(tmp_path):
     assert not could_be_terminal(rule, "POST", url, Body("json", cart))  # another operation: not this submission
     assert could_be_terminal(rule, "POST", url, Body("json", order))     # PlaceOrder without payment: a near miss
     assert not could_be_terminal(rule, "GET", url, Body("empty", None))
+
+
+def test_the_llm_judge_tool_names_the_terminal_request_of_a_hold_mode_reference(tmp_path):
+    from evaluator.judge_tools import RunTools
+
+    ref = hold_mode_reference(tmp_path)
+    content, err = RunTools(RunDir(RUNS / "travel" / "r01-correct"), RunDir(ref)).call("get_payloads",
+                                                                                       {"run": "reference"})
+    lines = [ln for ln in content[0]["text"].splitlines() if ln.startswith("line ")]
+    assert not err and len(lines) == 3
+    assert "(held: blocked by timeout)" in lines[0] and "terminal" not in lines[0]
+    assert "(held: blocked by page) [the run's terminal request] body=" in lines[2], lines[2]
