@@ -1,7 +1,7 @@
 """`clawrec run --agent browser-use`: the real browser-use (its own venv in .tools/), attached to the run's Chromium
 by CDP URL, completes a demo task against the scripted Anthropic server (tests/support/browser_use_plan.py reads the
-element list browser-use sends). The catch is judged PASS, a wrong script FAIL; its steps are in agent.jsonl, its
-usage in the manifest, and its private directory is gone."""
+element list browser-use sends). The catch is judged PASS (a wrong script's FAIL: bench/agents.py); its steps are in
+agent.jsonl, its usage in the manifest, and its private directory is gone."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ COMMENT = "Congratulations, Maria!"
 STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
 
 
-@pytest.mark.parametrize("audience, verdict", [("Friends", "PASS"), ("Only me", "FAIL")])
+# The wrong-script (FAIL) run of this agent is in `make bench` (bench/agents.py): the suite's time budget.
+@pytest.mark.parametrize("audience, verdict", [("Friends", "PASS")])
 def test_browser_use_completes_social_task(audience, verdict, sites, tmp_path, capsys, monkeypatch):
     script = bu_plan(type_in("Write a comment on Maria Chen", COMMENT, submit=True),
                      type_in("What's on your mind", STATUS), select("id=audience", audience),

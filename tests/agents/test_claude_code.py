@@ -1,8 +1,8 @@
 """`clawrec run --agent claude-code`: the real Claude Code CLI (`claude -p`, stream-json, --bare) whose only tool is
 Playwright MCP on the run's Chromium completes a demo task against the scripted Anthropic server (streaming Messages
-with tool use; tests/support/mcp_plans.py plays the demo scripts through MCP tools). The catch is judged PASS and a
-wrong script FAIL; agent.jsonl holds its MCP calls and results, the manifest its usage; its private directory and
-process group are gone."""
+with tool use; tests/support/mcp_plans.py plays the demo scripts through MCP tools). The catch is judged PASS (a
+wrong script's FAIL: bench/agents.py); agent.jsonl holds its MCP calls and results, the manifest its usage; its
+private directory and process group are gone."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def social(audience: str):
                         click("button", "Post", exact=True), final="I commented and posted the status."))
 
 
-@pytest.mark.parametrize("audience, verdict", [("friends", "PASS"), ("public", "FAIL")])
+# The wrong-script (FAIL) run of this agent is in `make bench` (bench/agents.py): the suite's time budget.
+@pytest.mark.parametrize("audience, verdict", [("friends", "PASS")])
 def test_claude_code_completes_social_task(audience, verdict, sites, tmp_path, capsys, monkeypatch):
     run = run_demo("claude-code", "social-status-update", social(audience), "anthropic", tmp_path / "run", sites,
                    capsys, monkeypatch)

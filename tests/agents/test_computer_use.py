@@ -13,6 +13,7 @@ import pytest
 
 from clawrec.cli import main
 from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
+from tests.support.model_script import Turn
 from tests.support.model_server import ModelServer
 from tests.support.screen_plan import ScreenOracle, click, screen_plan, select, type_
 
@@ -86,3 +87,19 @@ def test_computer_use_completes_social_task(audience, verdict, sites, tmp_path, 
     usage = manifest(run_dir)["agent_result"]["usage"]
     assert usage["requests"] == len(requests) and usage["input_tokens"] > 0
     assert "sk-test-secret-123" not in "".join(p.read_text(errors="replace") for p in run_dir.rglob("*.json*"))
+
+
+def test_computer_use_model_failure_is_one_line_agent_error(sites, tmp_path, capsys, monkeypatch):
+    """The API refuses (HTTP 400 from the model endpoint): the run ends `agent_error` with one line, no traceback."""
+    with ModelServer(lambda request, h: Turn(text="never")) as model:
+        model.inject_error(400, count=50)
+        monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-secret-123")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+        code, out, err = run_cli([str(REPO / "specs" / "demo" / "social-status-update.yaml"), "--agent",
+                                  "computer-use", "--model", "anthropic/claude-scripted", "--no-video",
+                                  "--run-dir", str(tmp_path / "run")], capsys)
+    assert code == 0, err
+    m = manifest(tmp_path / "run")
+    assert m["status"] == "agent_error" and "model API error: BadRequestError" in m["stop_reason"]
+    assert "\n" not in m["stop_reason"] and not [line for line in err if "Traceback" in line]

@@ -1,0 +1,106 @@
+"""The agents people bring, side by side: `clawrec bench` with computer-use, browser-use and claude-code on the demo
+social task, each with a right and a wrong script, -j 2, against one scripted model server (offline).
+
+What it shows: one Table 2 with a row per agent:model (right scripts PASS, wrong scripts FAIL: the payload judge
+tells them apart), every run caught its terminal request, and two runs at once never shared state (each run's
+private directory is its own and is gone after the run). The model server picks the script by the request's model
+name (`anthropic/cu-pass`, …), so concurrent runs of different rows never mix their conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.browser_use_plan import bu_plan, click as bu_click, select as bu_select, type_in
+from tests.support.mcp_plans import for_mcp
+from tests.support.model_script import History, Turn
+from tests.support.model_server import ModelServer
+from tests.support.screen_plan import ScreenOracle, click as cu_click, screen_plan, select as cu_select
+from tests.support.screen_plan import type_ as cu_type
+from tests.support.scripts.plan import click, navigate, plan, select, type_
+
+REPO = Path(__file__).resolve().parents[1]
+TASK = "social-status-update"
+COMMENT = "Congratulations, Maria!"
+STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
+# row (agent, model id) → the audience its script picks: Friends is right, the others are wrong
+ROWS = [("computer-use", "cu-pass", "Friends"), ("computer-use", "cu-fail", "Public"),
+        ("browser-use", "bu-pass", "Friends"), ("browser-use", "bu-fail", "Only me"),
+        ("claude-code", "cc-pass", "friends"), ("claude-code", "cc-fail", "public")]
+
+
+def scripts(out: Path) -> tuple[dict[str, Any], list[ScreenOracle]]:
+    found: dict[str, Any] = {}
+    oracles = []
+    for agent, model, audience in ROWS:
+        if agent == "computer-use":
+            oracle = ScreenOracle(out / "runs" / TASK / f"{agent}_anthropic_{model}" / "trial-1")
+            oracles.append(oracle)
+            found[model] = screen_plan(oracle,
+                                       cu_type("textbox", "Write a comment on Maria Chen", COMMENT, submit=True),
+                                       cu_type("textbox", "What's on your mind", STATUS),
+                                       cu_select("combobox", "Audience", audience),
+                                       cu_click("button", "Post", exact=True), final="Posted.")
+        elif agent == "browser-use":
+            found[model] = bu_plan(type_in("Write a comment on Maria Chen", COMMENT, submit=True),
+                                   type_in("What's on your mind", STATUS), bu_select("id=audience", audience),
+                                   bu_click("Post", tag="button", exact=True), final="Posted.")
+        else:
+            found[model] = for_mcp(plan(navigate(), type_("textbox", "Write a comment on Maria Chen", COMMENT,
+                                                          submit=True),
+                                        type_("textbox", "What's on your mind", STATUS),
+                                        select("combobox", "Audience", audience),
+                                        click("button", "Post", exact=True), final="Posted."))
+    return found, oracles
+
+
+def run(out_dir: Path) -> dict:
+    out_dir = Path(out_dir)
+    out = out_dir / time.strftime("%Y%m%dT%H%M%S")
+    by_model, oracles = scripts(out)
+
+    def dispatch(request: dict[str, Any], h: History) -> Turn:
+        return by_model[str(request.get("model", ""))](request, h)
+
+    argv = [sys.executable, "-m", "clawrec.cli", "bench", str(REPO / "specs" / "demo"), "--ids", TASK]
+    for agent, model, _ in ROWS:
+        argv += ["--agent", agent, "--model", f"anthropic/{model}"]
+    argv += ["-j", "2", "--no-video", "--serve-sites", "--quiet", "--judge", "payload", "--out", str(out)]
+    started = time.monotonic()
+    try:
+        with ModelServer(dispatch) as model:
+            env = {**os.environ, "ANTHROPIC_API_KEY": "sk-bench", "ANTHROPIC_BASE_URL": model.base_url}
+            proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
+            errors = [repr(e) for e in model.script_errors]
+    finally:
+        for oracle in oracles:
+            oracle.close()
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"clawrec bench exited {proc.returncode}: {proc.stderr[-2000:]}")
+    rows: dict[str, Any] = {}
+    privates = []
+    for agent, model, _ in ROWS:
+        trial = out / "runs" / TASK / f"{agent}_anthropic_{model}" / "trial-1"
+        manifest = json.loads((trial / "manifest.json").read_text())
+        verdict = json.loads((trial / "verdict.json").read_text()).get("verdict")
+        log = [json.loads(line) for line in (trial / "agent.jsonl").read_text().splitlines()]
+        privates += [r["private_dir"] for r in log if r.get("private_dir")]
+        rows[f"{agent}:{model}"] = {"status": manifest["status"], "verdict": verdict,
+                                    "expected": "PASS" if model.endswith("pass") else "FAIL",
+                                    "steps": (manifest.get("agent_result") or {}).get("steps"),
+                                    "input_tokens": ((manifest.get("agent_result") or {}).get("usage") or {})
+                                    .get("input_tokens"),
+                                    "run_s": round(manifest.get("stop_t", 0) - manifest.get("agent_start_t", 0), 1)}
+    return {"task": TASK, "jobs": 2, "wall_s": round(wall, 1), "rows": rows, "script_errors": errors,
+            "all_as_expected": all(r["verdict"] == r["expected"] and r["status"] == "intercepted"
+                                   for r in rows.values()),
+            "private_dirs_distinct_and_gone": len(set(privates)) == len(privates) == 4
+            and not any(Path(p).exists() for p in privates),
+            "table2": (out / "summary.md").read_text(), "load_average": os.getloadavg()[0]}
