@@ -53,3 +53,30 @@ def test_api_errors_name_the_keyword_not_the_flag(tmp_path):
                               serve_sites=True, headless=True))
     assert str(err.value).startswith("run_dir ") and "--run-dir" not in str(err.value)
     assert err.value.cli_message().startswith("--run-dir ")
+
+
+def test_every_keyword_is_checked_as_its_flag_and_named(tmp_path):
+    """Bad keywords are refused before a browser starts (nothing is created), each message naming the keyword."""
+    from clawrec import UsageError, arun_task, run_task
+
+    (tmp_path / "file").write_text("x")
+    ok = {"replay_from": REFERENCE, "serve_sites": True, "headless": True, "runs_dir": tmp_path / "runs"}
+    bad = [({"time_limit": -1}, "time_limit=-1: must be a finite number of seconds > 0"),
+           ({"time_limit": 0}, "time_limit=0: "), ({"time_limit": "10"}, "time_limit='10': "),
+           ({"time_limit": float("inf")}, "time_limit=inf: "), ({"grace": -1}, "grace=-1: must be a finite number"),
+           ({"headless": "yes"}, "headless='yes': must be True or False"),
+           ({"runs_dir": tmp_path / "file" / "runs"}, f"runs_dir {tmp_path / 'file' / 'runs'}: cannot create it: "),
+           ({"run_dir": tmp_path / "file" / "r"}, f"run_dir {tmp_path / 'file' / 'r'}: cannot create it: "),
+           ({"replay_from": tmp_path / "nowhere"}, f"replay_from {tmp_path / 'nowhere'}: not a directory"),
+           ({"replay_from": None}, "agent 'replay' needs replay_from ")]  # the agent's check, keyword-named
+    for change, message in bad:
+        with pytest.raises(UsageError) as err:
+            asyncio.run(arun_task(SPEC, "replay", **{**ok, **change}))
+        assert str(err.value).startswith(message) and "--" not in str(err.value), (change, str(err.value))
+    assert not (tmp_path / "runs").exists()  # refused before anything was made
+
+    async def in_a_loop():  # Jupyter: a loop is running; run_task must say what to write instead
+        return run_task(SPEC, "replay", **ok)
+
+    with pytest.raises(UsageError, match=r"await clawrec\.arun_task\(\.\.\.\)"):
+        asyncio.run(in_a_loop())
