@@ -1,9 +1,12 @@
 """Judge agreement with human labels and between judges: agreement, Cohen's κ, precision/recall of PASS.
 
 LABELS.csv has a header with `run` (a run directory, relative to the bench folder or absolute) and `label`
-(PASS|FAIL, case-insensitive); other columns are ignored. Each run's verdict.json gives the judges' answers: a
-`--judge both` verdict carries both the payload and the LLM judge's, so one bench gives every pair. Runs without a
-verdict (or whose judge was inconclusive) are counted as missing, not as disagreement.
+(PASS|FAIL, upper case as verdicts are); other columns are ignored. A label file is a person's work: a row naming no
+run directory, a run listed twice (which label would count?) or a label in another spelling is refused with
+`LABELS.csv:LINE: field: message`, never guessed. Each run's verdict.json gives the judges' answers: a `--judge both`
+verdict carries both the payload and the LLM judge's, so one bench gives every pair. Runs without a verdict (or whose
+judge was inconclusive) are counted as missing, not as disagreement. Every run where a judge and the label differ is
+listed (run, label, verdict): those are the runs to read.
 """
 
 from __future__ import annotations
@@ -30,14 +33,22 @@ def read_labels(path: Path, root: Path) -> dict[Path, bool]:
     if "run" not in fields or "label" not in fields:
         raise UsageError(f"{path}:1: header: needs the columns `run` and `label` (has: {', '.join(fields) or 'none'})")
     out: dict[Path, bool] = {}
+    first_line: dict[Path, int] = {}
     for line, raw in enumerate(reader, start=2):
         rec = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
-        label = rec["label"].upper()
-        if label not in ("PASS", "FAIL"):
-            raise UsageError(f"{path}:{line}: label: {rec['label']!r} is not PASS or FAIL")
+        if rec["label"] not in ("PASS", "FAIL"):
+            hint = " (labels are upper case)" if rec["label"].upper() in ("PASS", "FAIL") else ""
+            raise UsageError(f"{path}:{line}: label: {rec['label']!r} is not PASS or FAIL{hint}")
         run = Path(rec["run"])
         run = (run if run.is_absolute() else root / run).resolve()
-        out[run] = label == "PASS"
+        if not rec["run"] or not (run / "manifest.json").is_file():
+            raise UsageError(f"{path}:{line}: run: {rec['run']!r} is not a run directory under {root} "
+                             "(no manifest.json)")
+        if run in first_line:
+            raise UsageError(f"{path}:{line}: run: {rec['run']!r} is labelled again (first on line "
+                             f"{first_line[run]}); one label per run")
+        first_line[run] = line
+        out[run] = rec["label"] == "PASS"
     if not out:
         raise UsageError(f"{path}: no labelled runs")
     return out
@@ -85,8 +96,19 @@ def agreement(labels_path: Path, root: Path) -> dict[str, Any]:
         stats = compare([p for p, _ in both], [q for _, q in both])
         pairs.append({"judge": x, "against": y, **stats})
     missing = sorted(str(r) for r, a in answers.items() if len(a) == 1)
+    disagreements = [{"run": _shown(run, root), "label": "PASS" if a[HUMAN] else "FAIL", "judge": j,
+                      "verdict": "PASS" if a[j] else "FAIL"}
+                     for run, a in sorted(answers.items()) for j in judges if j in a and a[j] != a[HUMAN]]
     return {"labels": str(labels_path), "runs": len(labels), "judges": judges, "pairs": pairs,
-            "unjudged_runs": missing}
+            "unjudged_runs": missing, "disagreements": disagreements}
+
+
+def _shown(run: Path, root: Path) -> str:
+    """A run as the labels file would name it: relative to the folder when under it."""
+    try:
+        return str(run.relative_to(root.resolve()))
+    except ValueError:
+        return str(run)
 
 
 def render_text(result: dict[str, Any]) -> str:
@@ -99,4 +121,7 @@ def render_text(result: dict[str, Any]) -> str:
                      f"{f(p['precision']):>9} {f(p['recall']):>7}")
     if result["unjudged_runs"]:
         lines.append(f"{len(result['unjudged_runs'])} labelled run(s) have no verdict (left out)")
+    if result.get("disagreements"):
+        lines += ["", "disagreements (run, label, judge: verdict):"]
+        lines += [f"  {d['run']}  label {d['label']}  {d['judge']}: {d['verdict']}" for d in result["disagreements"]]
     return "\n".join(lines)

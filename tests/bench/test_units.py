@@ -41,9 +41,12 @@ def test_summary_excludes_infra_and_inconclusive_and_marks_the_best():
     x, y = s["rows"]
     assert x["columns"]["overall"]["stage2"] == {"hits": 1, "n": 1, "rate": 1.0, "se": 0.0}
     assert y["columns"]["overall"]["stage1"]["n"] == 2 and y["columns"]["overall"]["stage2"]["n"] == 1
-    assert s["best"]["stage2"]["overall"] == ["x"] and s["best"]["stage1"]["travel"] == ["x", "y:m"]
+    assert s["best"]["stage2"]["overall"] == ["x"] and s["best"]["stage1"]["travel"] == []  # a tie: nobody's best
     assert x["cost_usd"] == y["cost_usd"] == 1.0  # what was spent, failed runs included
     assert len(s["notes"]) == 2 and x["pass_k"] is None
+    zero = summarize(plan, [_row("a", "x", "fail", intercepted=False), _row("a", "y:m", "fail", intercepted=False)])
+    assert not any(zero["best"][st][c] for st in zero["best"] for c in zero["best"][st])
+    assert "**" not in render_md(zero) and "Bold" not in render_md(zero)  # every 0.0 cell is no best
 
 
 def test_failure_categories_count_fail_runs_and_gaps_among_judged_runs():
@@ -69,6 +72,9 @@ def test_cohens_kappa_and_precision_recall():
 
 def test_labels_csv_errors_name_the_line(tmp_path):
     bad = tmp_path / "labels.csv"
+    for name in ("a", "b"):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "manifest.json").write_text("{}")
     bad.write_text("run,label\nruns/a,PASS\nruns/b,maybe\n")
     with pytest.raises(UsageError, match=r"labels.csv:3: label: 'maybe' is not PASS or FAIL"):
         read_labels(bad, tmp_path)
@@ -110,6 +116,7 @@ def test_what_a_resume_does_with_each_slot(tmp_path):
 
     b = bench(retries=2)
     assert b._needs_run(st("todo")) and b._needs_run(st("infra", failed=1)) and not b._needs_run(st("infra", failed=2))
+    assert bench(retries=0)._needs_run(st("stopped", "crashed", failed=5))  # a stop never spends --retries
     assert not b._needs_run(st("done", "agent_error")) and bench(rerun_failed=True)._needs_run(st("done", "agent_error"))
     assert not bench(rerun_failed=True)._needs_run(st("done", "timeout")) and not b._needs_run(st("bad_input"))
     assert b._needs_run(st("done", "ok", sha="0" * 64))  # re-planned: its spec changed since it ran
