@@ -1,6 +1,7 @@
 """The report's step list: one collapsible row per step (evaluator/trajectory.py) with a one-line summary; opened,
 it shows the agent's messages, the browser actions, the requests (click one for the request panel), the caught
-request, console entries, the before/after screenshots and the accessibility snapshot the agent took.
+request, console entries, the before/after screenshots (the last one taken before the step's first action, the first
+one after its last action: trajectory.before_after) and the accessibility snapshot the agent took.
 
 Every record gets an anchor id `rec-<file>-<line>` so that verdict evidence (`interceptions.jsonl line 1`) can jump
 to it. Requests are described for the script in `requests` (headers and bodies redacted at recording, request and
@@ -70,7 +71,9 @@ class StepList:
     def _img(self, shot: Any, label: str) -> str:
         key = self.media.key(self.tr.run.screenshot_file(shot)) if shot is not None else None
         if key is None:
-            return f"<div class='shot none'>{esc(label)}: <span class=muted>no screenshot</span></div>"
+            when = "before the step's first action" if label == "before" else "after the step's last action"
+            return (f"<div class='shot none'>{esc(label)}: <span class=muted>no screenshot (none was kept from "
+                    f"{when})</span></div>")
         return (f"<figure class=shot><img data-m='{key}' alt='{esc(label)} screenshot' data-t='{shot.t or 0:.3f}'>"
                 f"<figcaption>{esc(label)} · {fmt_t(shot.t)}</figcaption></figure>")
 
@@ -159,7 +162,9 @@ class StepList:
                 f"<table class=recs>{self._agent(st)}{self._actions(st)}{self._requests(st)}{self._console(st)}"
                 "</table>")
         keys = [self.media.key(self.tr.run.screenshot_file(s)) if s is not None else None for s in (before, after)]
-        return (f"<details class=step id='{self.side}-step-{st.n}' data-n='{st.n}' data-t0='{st.t0:.3f}' "
+        times = [a.t for a in st.actions if a.t is not None]
+        span = f" data-a0='{min(times):.3f}' data-a1='{max(times):.3f}'" if times else ""  # its first, last action
+        return (f"<details class=step id='{self.side}-step-{st.n}' data-n='{st.n}' data-t0='{st.t0:.3f}'{span} "
                 f"data-err='{1 if errors else 0}' data-before='{keys[0] or ''}' data-after='{keys[1] or ''}'>"
                 f"<summary><span class=n>{st.n}</span><span class=t data-t='{st.t0:.3f}'>{fmt_t(st.t0)}</span>"
                 f"<span class=what>{short(st.summary(), 160)}</span>{badges}<span class=muted>{esc(counts)} "

@@ -262,8 +262,13 @@ class Trajectory:
         return next((s for s in self.steps if s.n == n), None)
 
     def before_after(self, st: RunStep) -> tuple[Screenshot | None, Screenshot | None]:
-        """The page as the step found it (the last screenshot before it) and as it left it (its last one)."""
-        i = self.steps.index(st)
-        before = next((s.screenshots[-1] for s in reversed(self.steps[:i]) if s.screenshots), None)
-        after = st.screenshots[-1] if st.screenshots else None
+        """The page as the step found it (the last screenshot taken before its first action) and as it left it (the
+        first one taken after its last action), by time over the whole run: a fast agent's step may keep no
+        screenshot of its own, and the next step's first one is then its "after", never its "before". A step
+        without actions is taken at its start. None: no such screenshot exists (the report says so)."""
+        times = [a.t for a in st.actions if a.t is not None]
+        first, last = (min(times), max(times)) if times else (st.t0, st.t0)
+        shots = sorted((s for s in self.run.screenshots if s.t is not None), key=lambda s: s.t)
+        before = next((s for s in reversed(shots) if s.t < first), None)
+        after = next((s for s in shots if s.t > last), None)
         return before, after

@@ -32,7 +32,10 @@
     if (has) { img.src = data.media[key]; } else { img.removeAttribute("src"); }
     img.style.display = has ? "" : "none";
     var caption = img.parentNode.querySelector("figcaption");  /* says so where a step kept no screenshot */
-    if (caption) { caption.textContent = img.getAttribute("alt") + (has ? "" : ": no screenshot"); }
+    if (caption) {
+      caption.textContent = img.getAttribute("alt") + (has ? "" : ": no screenshot (none was kept " +
+        (id === "cur-before" ? "before the step's first action)" : "after the step's last action)"));
+    }
   }
 
   function highlight(step, scroll) {
@@ -50,6 +53,9 @@
 
   var pinned = null;  /* the step a click chose, kept highlighted while the video shows that click's time */
 
+  /* Selecting a step (its row, a film frame, a lane tick, an evidence link, a request) moves every panel to it:
+     the step list, the before/after screenshots, the video, the film strip and the request panel, which is cleared
+     when it showed another step's request. */
   function select(step, doSeek) {
     if (!step) { return; }
     document.querySelectorAll("details.step.selected").forEach(function (s) { s.classList.remove("selected"); });
@@ -57,7 +63,9 @@
     highlight(step, false);
     var t = parseFloat(step.getAttribute("data-t0"));
     pinned = {step: step, t: t};
+    clearRequest(step.getAttribute("data-n"));
     if (doSeek) { seek(t); }
+    onTime(t);
   }
 
   steps.forEach(function (step) {
@@ -123,10 +131,21 @@
     span("send", "sendStart", "sendEnd"); span("wait", "sendEnd", "receiveHeadersEnd");
     return parts.join(" · ") || null;
   }
+  function clearRequest(n) {
+    var panel = document.getElementById("reqpanel");
+    if (!panel || panel.getAttribute("data-step") === n) { return; }
+    panel.setAttribute("data-step", n);
+    panel.textContent = "";
+    var h = document.createElement("h3"); h.textContent = "request · step " + n;
+    var p = document.createElement("p"); p.className = "muted"; p.textContent = "click a request in step " + n;
+    panel.appendChild(h); panel.appendChild(p);
+    document.querySelectorAll("tr.req.selected").forEach(function (x) { x.classList.remove("selected"); });
+  }
   function showRequest(id) {
     var r = data.requests[id];
     var panel = document.getElementById("reqpanel");
     if (!r || !panel) { return; }
+    panel.setAttribute("data-step", String(r.step));
     panel.textContent = "";
     var h = document.createElement("h3");
     h.textContent = (r.kind === "catch" ? "caught request" : "request") + " · step " + r.step;
@@ -148,6 +167,9 @@
   }
   document.querySelectorAll("tr.req").forEach(function (tr) {
     tr.addEventListener("click", function () {
+      var step = tr.closest("details.step");
+      var r = data.requests[tr.getAttribute("data-req")];
+      if (step && r) { document.getElementById("reqpanel").setAttribute("data-step", String(r.step)); select(step, true); }
       document.querySelectorAll("tr.req.selected").forEach(function (x) { x.classList.remove("selected"); });
       tr.classList.add("selected");
       showRequest(tr.getAttribute("data-req"));

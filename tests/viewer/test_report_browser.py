@@ -179,7 +179,8 @@ def test_console_errors_show_at_their_step_and_a_hostile_title_runs_nothing(repo
     text = " ".join(rows.all_inner_texts())
     assert "seat map failed to load: HTTP 503" in text and "boom in seat widget" in text
     assert "<script>window.__pwned=1</script>" in text  # the console argument: shown as text
-    assert "after: no screenshot" in page.locator("#current").inner_text()  # said, not an empty frame
+    # a step without a screenshot of its own: its "after" is the next screenshot taken (the page it left)
+    assert "after: no screenshot" not in page.locator("#current").inner_text()
     shot(page, "console-step.png")
     page.locator("#expand").click()
     assert "<script>window.__pwned=1</script>" in page.locator("#steps").inner_text()  # the title, in tool results
@@ -245,3 +246,50 @@ def test_a_report_moved_away_from_its_run_still_plays_and_shows_screenshots(run,
         assert len(widths) > 20 and min(widths) > 100, path
         # no network access: the page, its media and nothing else, all from the file or inline
         assert page.fetched and all(u.startswith(("file:", "data:", "blob:")) for u in page.fetched), page.fetched
+
+
+def test_before_is_the_last_screenshot_before_the_first_action_and_after_the_first_after_the_last(run, reports,
+                                                                                                    open_page):
+    """Every step's before/after pair, checked against the screenshot times on disk: a fast step (no screenshot of
+    its own) never shows the later page as its "before"; where no such screenshot exists the page says so."""
+    from rundir.reader import RunDir
+
+    times = sorted(s.t for s in RunDir(run).screenshots if s.t is not None)
+    page = open_page(reports["plain"])
+    checked = 0
+    for step in page.locator("#steps details.step[data-a0]").all():
+        a0, a1 = float(step.get_attribute("data-a0")), float(step.get_attribute("data-a1"))
+        want = {"before": max((t for t in times if t < a0 - 0.0005), default=None),
+                "after": min((t for t in times if t > a1 + 0.0005), default=None)}
+        for label, t in want.items():
+            img = step.locator(f".shots img[alt='{label} screenshot']")
+            if t is None:
+                assert img.count() == 0 and f"{label}: no screenshot" in step.locator(".shots").inner_text()
+            else:
+                assert abs(float(img.get_attribute("data-t")) - t) < 0.002, (step.get_attribute("data-n"), label)
+            checked += 1
+    assert checked >= 20
+
+
+def test_selecting_anything_moves_every_panel_to_that_step(reports, open_page):
+    page = open_page(reports["plain"])
+    search = page.locator("details.step", has_text="Search flights").first
+    search.locator("summary").click()
+    search.locator("tr.req", has_text="/api/flights").first.click()
+    n = search.get_attribute("data-n")
+    assert page.locator("#reqpanel").get_attribute("data-step") == n and "/api/flights" in \
+        page.locator("#reqpanel").inner_text()
+    frame = page.locator(f".film .frame:not([data-step='{n}'])").last  # a frame of another step
+    other = frame.get_attribute("data-step")
+    frame.click()
+    video_time_is(page, float(frame.get_attribute("data-t")))
+    assert page.locator("details.step.current").get_attribute("data-n") == other
+    assert page.locator("details.step.selected").get_attribute("data-n") == other
+    assert page.locator("#reqpanel").get_attribute("data-step") == other  # not the older step's request
+    assert "/api/flights" not in page.locator("#reqpanel").inner_text()
+    assert page.locator(".film .frame.current").first.get_attribute("data-step") == other
+    assert page.locator("#cur-title").inner_text().startswith(f"step {other}:")
+    # a request row of a step selects that step: the request panel and the highlighted step agree
+    search.locator("tr.req", has_text="/api/flights").first.click()
+    assert page.locator("details.step.current").get_attribute("data-n") == n
+    assert page.locator("#reqpanel").get_attribute("data-step") == n
