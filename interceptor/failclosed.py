@@ -10,7 +10,9 @@ a live browser would let the terminal submission leave. Three layers:
    disconnect (and continues nothing) before it is killed: without that, a SIGKILLed interceptor leaked paused
    terminal requests in 1 of ~10 runs (measured), because Chrome's detach raced the watchdog's kill;
 3. a browser launched by recorder.browser also dies with its launcher (PDEATHSIG).
-Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path;
+Process groups given to `watch_group` (the agent program, in its own group) die with the browser on every path
+(the watchdog has its own process group, so one SIGKILL to clawrec's group, a bench's deadline, kills clawrec and
+leaves the watchdog to kill the browser and the agent);
 files and directories given to `watch_file` (the agent's task file, OpenClaw's private state: secrets in clear) are
 removed by the watchdog when it ends, so they do not outlive a SIGKILLed clawrec either.
 """
@@ -65,7 +67,8 @@ class FailClosed:
             self._watchdog = subprocess.Popen(
                 [sys.executable, "-I", "-S", watchdog.__file__, str(self.pid), watchdog.start_time(self.pid)],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
-                pass_fds=(socket_fd,) if socket_fd is not None else ())
+                pass_fds=(socket_fd,) if socket_fd is not None else (),
+                process_group=0)  # its own group: a killpg of clawrec's group (a bench's deadline) must spare it
 
     def watch_group(self, pid: int) -> None:
         """Kill the process group led by `pid` (an agent) whenever the browser is killed, also by the watchdog

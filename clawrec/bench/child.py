@@ -7,7 +7,11 @@ if the bench itself is killed (even by SIGKILL) its runs die with it, so a resum
 Everything the child starts (browser, Xvfb, ffmpeg, agent) already dies with the child the same way.
 A bench that is stopped (SIGTERM, Ctrl-C, SIGHUP) forwards its signal to each running child, whose own handling
 finalizes its run (status `crashed`, reason `terminated (SIGTERM)` or `interrupted`), and kills the group only if
-the run has not ended within STOP_WAIT_S.
+the run has not ended within STOP_WAIT_S. A Ray task is stopped by a flag file the bench writes (`Job.stop_path`, in
+DIR, which every node shares), never by a signal to the worker: Ray's gentle cancel is a KeyboardInterrupt, which
+never comes to a worker that inherited an ignored SIGINT (a cluster started from a script, `nohup`).
+Whatever way the child ended, its leftovers (an agent in its own process group, orphaned to init) are reaped by the
+bench's mark in their environment (reaper.py).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clawrec.bench.plan import Slot
+from clawrec.bench.reaper import DIR_VAR, SLOT_VAR, reap
 
 TAIL_BYTES = 4000
 STOP_WAIT_S = 60.0  # a run stopped by the bench finalizes (agent stopped, browser closed, video joined) within this
+POLL_S = 0.5        # how often a Ray task looks for its stop flag
 
 
 @dataclass
@@ -41,6 +47,7 @@ class Job:
     env: dict[str, str]
     deadline_s: float
     log_path: str
+    stop_path: str = ""            # the bench writes the stop signal's number here to stop a Ray task
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,10 +83,16 @@ def build_argv(slot: Slot, run_dir: Path, flags: dict[str, Any]) -> list[str]:
     return argv
 
 
-def child_env(slot: Slot, attempt: int) -> dict[str, str]:
-    """What a run knows of its place in the bench (the `random` agent seeds from it)."""
+def child_env(slot: Slot, attempt: int, root: Path) -> dict[str, str]:
+    """What a run knows of its place in the bench (the `random` agent seeds from it); DIR and SLOT also mark every
+    process the run starts, for the reaper."""
     return {"CLAWREC_BENCH_TRIAL": str(slot.trial), "CLAWREC_BENCH_ATTEMPT": str(attempt),
-            "CLAWREC_BENCH_SLOT": slot.key}
+            SLOT_VAR: slot.key, DIR_VAR: str(root)}
+
+
+def reap_job(job: Job) -> int:
+    """Kill what the job's run left alive (its agent above all): the run has ended, so nothing of it may live on."""
+    return reap(job.env[DIR_VAR], job.env[SLOT_VAR]) if DIR_VAR in job.env else 0
 
 
 def _own_group_dying_with_parent() -> None:
@@ -146,34 +159,55 @@ async def run_async(job: Job, stop_signal: Callable[[], int] = lambda: signal.SI
         await proc.wait()
     except asyncio.CancelledError:  # the bench is stopping: the run ends (finalized) with it
         await _stop(proc, stop_signal())
+        await asyncio.shield(asyncio.to_thread(reap_job, job))
         raise
     kill_group(proc.pid)  # anything the child left in its group
+    await asyncio.to_thread(reap_job, job)
     return _result(job, proc.returncode, started, killed)
 
 
 def run_sync(job: Job) -> ChildResult:
-    """The same for a worker thread without an event loop (a Ray task). Cancelled (KeyboardInterrupt: Ray's
-    cancel): the run gets SIGTERM and is waited for, as in run_async."""
+    """The same for a worker thread without an event loop (a Ray task). Stopped (the bench wrote the stop flag): the
+    run gets that signal and is waited for, as in run_async, then the result says `stopped`."""
     started = time.time()
     with open(job.log_path, "ab") as log:
         proc = subprocess.Popen(job.argv, stdout=log, stderr=log, **_popen_args(job))
-    killed = ""
+    killed, stopped = "", 0
     try:
-        proc.wait(timeout=job.deadline_s)
-    except subprocess.TimeoutExpired:
-        killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
+        end = time.monotonic() + job.deadline_s
+        while proc.poll() is None:
+            if time.monotonic() > end:
+                killed = f"deadline: killed after {job.deadline_s:g} s (time limit + margin); the run was wedged"
+                kill_group(proc.pid)
+                break
+            stopped = _stop_flag(job)
+            if stopped:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, stopped)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(STOP_WAIT_S)
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(POLL_S)
+    finally:
         kill_group(proc.pid)
         proc.wait()
-    except KeyboardInterrupt:  # the Ray task was cancelled (the bench is stopping): the run ends with it, finalized
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(STOP_WAIT_S)
-        kill_group(proc.pid)
-        proc.wait()
-        raise
-    kill_group(proc.pid)
-    return _result(job, proc.returncode, started, killed)
+        reap_job(job)
+    result = _result(job, proc.returncode, started, killed)
+    if stopped:
+        result.extra["stopped"] = stopped
+    return result
+
+
+def _stop_flag(job: Job) -> int:
+    """The signal number the bench wrote in the stop flag (0: none)."""
+    if not job.stop_path:
+        return 0
+    try:
+        text = Path(job.stop_path).read_text().strip()
+    except OSError:
+        return 0
+    return int(text) if text.isdigit() else int(signal.SIGTERM)
 
 
 def _result(job: Job, code: int | None, started: float, killed: str) -> ChildResult:

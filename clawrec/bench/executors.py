@@ -95,7 +95,9 @@ class RayExecutor:
         try:
             data = await ref
         except asyncio.CancelledError:  # the bench is stopping: the task stops its run (SIGTERM, finalized)
-            self._ray.cancel(ref, force=False)
+            # by the stop flag in DIR (shared by every node), not Ray's gentle cancel: that is a KeyboardInterrupt,
+            # lost on a worker that inherited an ignored SIGINT
+            Path(job.stop_path).write_text(f"{int(signal.SIGTERM)}\n")
             await _settle(ref.future(), STOP_WAIT_S + 30)
             self._ray.cancel(ref, force=True)  # a task that did not end in time (nothing if it ended)
             raise

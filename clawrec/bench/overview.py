@@ -1,7 +1,11 @@
-"""overview.html: the bench's table and one line per run, each linking its report.html (rendered on demand).
+"""overview.html: the page a person reads about a bench. The summary's tables rendered as tables (bold only for a
+unique best), a per-category success bar chart with standard-error bars (one bar per agent/model), success vs
+total cost and vs median duration scatter plots (one point per agent/model, HAL-leaderboard style), and a sortable,
+filterable table of every run linking its report.html (rendered on demand).
 
-Why render each run's report here: `clawrec bench report DIR --html` is how a person browses a finished bench; a
-run without report.html gets one (evaluator.report, the same page `clawrec view` writes). Text from runs is escaped.
+Why one self-contained file: a bench folder is copied and mailed around; the page needs no network (inline SVG from
+plots.py, inline CSS and a few lines of script for sorting and filtering). Text from runs is escaped.
+summary.{md,csv,json} are written elsewhere and unchanged by this page.
 """
 
 from __future__ import annotations
@@ -10,11 +14,37 @@ import html
 from pathlib import Path
 from typing import Any
 
-from clawrec.bench.summary import render_md
+from clawrec.bench.plots import bar_chart, legend, scatter
 
-STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f3f3f3}.pass{color:#176f2c}
-.fail{color:#a11}.infra,.judge_inconclusive{color:#a60}pre{background:#f7f7f7;padding:1em;overflow:auto}"""
+STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:#176f2c}
+.fail{color:#a11}.infra,.judge_inconclusive,.stopped,.bad_input{color:#a60}.muted{color:#777}
+.plots{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}.plots figure{margin:0}
+figcaption{font-weight:600;margin-bottom:.3em}.legend span{margin-right:1.2em;white-space:nowrap}
+.legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:-1px}
+#runs th{cursor:pointer;user-select:none}#runs th.asc:after{content:" ▲"}#runs th.desc:after{content:" ▼"}
+#filter{padding:4px 8px;width:24em}pre{background:#f7f7f7;padding:1em;overflow:auto}"""
+
+SCRIPT = """(()=>{const t=document.getElementById('runs'),b=t.tBodies[0],f=document.getElementById('filter'),
+c=document.getElementById('shown');const rows=[...b.rows];
+function show(){const w=f.value.toLowerCase().split(/\\s+/).filter(Boolean);let n=0;
+for(const r of rows){const s=r.textContent.toLowerCase(),ok=w.every(x=>s.includes(x));r.hidden=!ok;n+=ok}
+c.textContent=n+' of '+rows.length+' runs'}
+f.addEventListener('input',show);
+t.tHead.querySelectorAll('th').forEach((th,i)=>th.addEventListener('click',()=>{
+const asc=!th.classList.contains('asc');t.tHead.querySelectorAll('th').forEach(h=>h.classList.remove('asc','desc'));
+th.classList.add(asc?'asc':'desc');const key=r=>{const d=r.cells[i].dataset.v,v=d!==undefined?d:r.cells[i].textContent;
+const x=parseFloat(v);return v!==''&&!isNaN(x)&&isFinite(v)?x:v.toLowerCase()};
+rows.sort((p,q)=>{const a=key(p),z=key(q);const o=typeof a===typeof z?(a<z?-1:a>z?1:0):(typeof a==='number'?-1:1);
+return asc?o:-o});rows.forEach(r=>b.appendChild(r))}));show()})();"""
+
+RUN_COLUMNS = ("task", "category", "agent", "trial", "status", "outcome", "failure category", "attempts", "steps",
+               "duration", "cost", "reason", "run")
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text))
 
 
 def _report(run_dir: Path) -> str | None:
@@ -30,22 +60,118 @@ def _report(run_dir: Path) -> str | None:
     return "report.html"
 
 
-def render_overview(root: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    out = ["<!doctype html><meta charset=utf-8><title>clawrec bench</title>", f"<style>{STYLE}</style>",
-           "<h1>clawrec bench</h1>", f"<pre>{html.escape(render_md(summary))}</pre>",
-           "<h2>Runs</h2><table><tr><th>task</th><th>category</th><th>agent</th><th>trial</th><th>status</th>"
-           "<th>outcome</th><th>failure category</th><th>duration</th><th>reason</th><th>run</th></tr>"]
+def _cell(cell: dict[str, Any], best: bool) -> str:
+    if cell["rate"] is None:
+        return "<td class='num muted'>–</td>"
+    text = f"{100 * cell['rate']:.1f} ± {100 * cell['se']:.1f} <span class=muted>(n={cell['n']})</span>"
+    return f"<td class=num>{'<b>' + text + '</b>' if best else text}</td>"
+
+
+def _stage_table(summary: dict[str, Any], stage: str, title: str) -> str:
+    cols = summary["columns"]
+    head = "".join(f"<th>{_e(c.capitalize() if c == 'overall' else c)}</th>" for c in cols)
+    body = "".join(f"<tr><th>{_e(r['label'])}</th>"
+                   + "".join(_cell(r["columns"][c][stage], r["label"] in summary["best"][stage][c]) for c in cols)
+                   + "</tr>" for r in summary["rows"])
+    return f"<h3>{_e(title)}</h3><table class=stage data-stage={stage}><tr><th>agent</th>{head}</tr>{body}</table>"
+
+
+def _agents_table(summary: dict[str, Any]) -> str:
+    head = ("<tr><th>agent</th><th>runs</th><th>PASS</th><th>FAIL</th><th>pass@k</th><th>pass^k</th>"
+            "<th>infra failures</th><th>stopped</th><th>judge_inconclusive</th><th>median duration</th>"
+            "<th>total cost</th></tr>")
+    rows = []
+    for r in summary["rows"]:
+        c, pk = r["counts"], r["pass_k"] or {}
+        at = f"{100 * pk['pass_at_k']:.1f}% (k={pk['k']})" if pk.get("pass_at_k") is not None else "–"
+        hat = f"{100 * pk['pass_hat_k']:.1f}%" if pk.get("pass_hat_k") is not None else "–"
+        dur = f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–"
+        cost = f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–"
+        nums = (r["runs"], c["pass"], c["fail"], at, hat, c["infra"] + c["bad_input"], c.get("stopped", 0),
+                c["judge_inconclusive"], dur, cost)
+        rows.append(f"<tr><th>{_e(r['label'])}</th>" + "".join(f"<td class=num>{_e(v)}</td>" for v in nums) + "</tr>")
+    return f"<h3>Runs per agent</h3><table>{head}{''.join(rows)}</table>"
+
+
+def _failures_table(summary: dict[str, Any]) -> str:
+    cats = summary["failure_categories"]
+    head = "".join(f"<th>{_e(v)}</th>" for v in cats.values())
+    rows = "".join(f"<tr><th>{_e(r['label'])}</th>"
+                   + "".join(f"<td class=num>{r['failures']['categories'][c]}</td>" for c in cats)
+                   + f"<td class=num>{r['failures']['unclassified']}</td>"
+                   f"<td class=num>{r['failures']['self_report_gaps']}</td></tr>" for r in summary["rows"])
+    return ("<h3>Failure categories <span class=muted>(runs judged FAIL, by the category in each run's "
+            f"diagnosis.json)</span></h3><table><tr><th>agent</th>{head}<th>unclassified</th>"
+            f"<th>self-report gaps</th></tr>{rows}</table>")
+
+
+def _success_stage(summary: dict[str, Any]) -> tuple[str, str]:
+    """Stage 2 (judged PASS) when anything was judged, else Stage 1 (intercepted)."""
+    if any(r["columns"]["overall"]["stage2"]["n"] for r in summary["rows"]):
+        return "stage2", "judged PASS"
+    return "stage1", "terminal request intercepted"
+
+
+def _plots(summary: dict[str, Any]) -> str:
+    stage, what = _success_stage(summary)
+    labels = [r["label"] for r in summary["rows"]]
+    points = []
+    for i, r in enumerate(summary["rows"]):
+        cell = r["columns"]["overall"][stage]
+        points.append({"label": r["label"], "index": i, "y": cell["rate"], "se": cell["se"], "n": cell["n"],
+                       "cost": r["cost_usd"], "duration": r["median_duration_s"]})
+    cost = scatter([{**p, "x": p["cost"]} for p in points], "total cost (USD)", f"success ({what})",
+                   lambda v: f"${v:g}", "success vs total cost")
+    duration = scatter([{**p, "x": p["duration"]} for p in points], "median duration (s)", f"success ({what})",
+                       lambda v: f"{v:g} s", "success vs median duration")
+    return (f"<h2>Plots</h2>{legend(labels)}<div class=plots>"
+            f"<figure><figcaption>Success per category ({_e(what)}, % ± SE)</figcaption>"
+            f"{bar_chart(summary, stage, 'success per category')}</figure>"
+            f"<figure><figcaption>Success vs total cost</figcaption>{cost}</figure>"
+            f"<figure><figcaption>Success vs median duration</figcaption>{duration}</figure></div>"
+            "<p class=muted>Hollow points: the agent reported no cost (drawn at 0). Bars and points carry their "
+            "numbers on hover.</p>")
+
+
+def _runs_table(root: Path, rows: list[dict[str, Any]]) -> str:
+    out = ["<h2>Runs</h2><p><input id=filter type=search placeholder='filter: words that must all appear "
+           "(e.g. travel fail)'> <span id=shown class=muted></span></p><table id=runs><thead><tr>"
+           + "".join(f"<th>{c}</th>" for c in RUN_COLUMNS) + "</tr></thead><tbody>"]
     for r in rows:
         run_dir = root / r["run_dir"]
         link = _report(run_dir) if run_dir.is_dir() and r["outcome"] != "todo" else None
-        href = f'<a href="{html.escape(r["run_dir"])}/{link}">report</a>' if link else html.escape(r["run_dir"])
-        dur = f"{r['duration']:.1f} s" if isinstance(r.get("duration"), (int, float)) else ""
-        why = str(r.get("failure_category") or "") + (" · self-report gap" if r.get("self_report_gap") else "")
-        out.append(f"<tr><td>{html.escape(r['task'])}</td><td>{html.escape(r['category'])}</td>"
-                   f"<td>{html.escape(r['label'])}</td><td>{r['trial']}</td>"
-                   f"<td>{html.escape(str(r['status'] or ''))}</td>"
-                   f"<td class={html.escape(r['outcome'])}>{html.escape(r['outcome'])}</td><td>{html.escape(why)}</td>"
-                   f"<td>{dur}</td>"
-                   f"<td>{html.escape(str(r['stop_reason'] or ''))[:300]}</td><td>{href}</td></tr>")
-    out.append("</table>")
-    return "\n".join(out) + "\n"
+        href = f'<a href="{_e(r["run_dir"])}/{link}">report</a>' if link else _e(r["run_dir"])
+        dur = r.get("duration") if isinstance(r.get("duration"), (int, float)) else None
+        cost = r.get("cost_usd") if isinstance(r.get("cost_usd"), (int, float)) else None
+        why = _e(r.get("failure_category") or "") + (" · self-report gap" if r.get("self_report_gap") else "")
+        cells = [_e(r["task"]), _e(r["category"]), _e(r["label"]), f"{r['trial']}", _e(r["status"]),
+                 f"<span class={_e(r['outcome'])}>{_e(r['outcome'])}</span>", why, _e(r.get("attempts")),
+                 _e(r.get("steps")), f"{dur:.1f} s" if dur is not None else "",
+                 f"${cost:.4f}" if cost is not None else "", _e(str(r["stop_reason"] or "")[:300]), href]
+        sort_keys = {8: r.get("steps"), 9: dur, 10: cost}
+        out.append("<tr>" + "".join(
+            (f"<td data-v='{'' if sort_keys[i] is None else sort_keys[i]}'>" if i in sort_keys else "<td>") + c
+            + "</td>" for i, c in enumerate(cells)) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def render_overview(root: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    marked = any(labels for stage in summary["best"].values() for labels in stage.values())
+    notes = (["Bold: the unique best in the column."] if marked else []) + summary["notes"]
+    agreement = ""
+    if summary.get("judge_agreement"):
+        from clawrec.bench.agreement import render_text
+
+        agreement = f"<h2>Judge agreement</h2><pre>{_e(render_text(summary['judge_agreement']))}</pre>"
+    return "\n".join([
+        "<!doctype html><meta charset=utf-8><title>clawrec bench</title>", f"<style>{STYLE}</style>",
+        f"<h1>clawrec bench</h1><p class=muted>{summary['tasks']} task(s) × {summary['trials']} trial(s), "
+        f"judge: {_e(summary['judge'])}</p>",
+        _plots(summary),
+        "<h2>Tables</h2>",
+        _stage_table(summary, "stage2", "Stage 2: judged PASS (% ± SE, n judged runs)"),
+        _stage_table(summary, "stage1", "Stage 1: terminal request intercepted (% ± SE, n finished runs)"),
+        _agents_table(summary), _failures_table(summary),
+        "".join(f"<p class=note>{_e(n)}</p>" for n in notes), agreement,
+        _runs_table(root, rows), f"<script>{SCRIPT}</script>"]) + "\n"

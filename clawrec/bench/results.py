@@ -19,7 +19,7 @@ RESULTS_FILE = "results.jsonl"
 
 
 def outcome(st: SlotState) -> str:
-    """pass | fail | judge_inconclusive | unjudged | infra | bad_input | todo: what the row counts as."""
+    """pass | fail | judge_inconclusive | unjudged | infra | stopped | bad_input | todo: what the row counts as."""
     if st.kind != "done":
         return st.kind
     j = st.judge_state
@@ -40,6 +40,29 @@ def diagnosis(st: SlotState) -> tuple[str | None, bool | None]:
     return (d["category"] if isinstance(d["category"], str) else None), bool(d.get("self_report_gap"))
 
 
+_STEPS: dict[tuple[str, int], int | None] = {}  # (run dir, manifest mtime) -> steps: rows are rebuilt often
+
+
+def steps(st: SlotState) -> int | None:
+    """The run's steps as its viewer lists them (evaluator/trajectory.py), not the agent's own count (a command
+    agent reports none). None when the run cannot be read."""
+    if st.kind != "done":
+        return None
+    try:
+        key = (str(st.path), (st.path / "manifest.json").stat().st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _STEPS:
+        from evaluator.trajectory import Trajectory
+        from rundir.reader import RunDir
+
+        try:
+            _STEPS[key] = len(Trajectory(RunDir(st.path)).steps)
+        except Exception:  # a run the viewer cannot read has no step count; its row still stands
+            _STEPS[key] = None
+    return _STEPS[key]
+
+
 def row(root: Path, st: SlotState) -> dict[str, Any]:
     m = st.manifest
     usage = _usage(m)
@@ -53,7 +76,8 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
     return {
         "task": st.slot.spec.id, "category": st.slot.spec.category, "agent": st.slot.agent.name,
         "model": st.slot.agent.model, "label": st.slot.agent.label, "trial": st.slot.trial,
-        "attempts": st.failed_attempts + (0 if st.kind == "todo" else 1),
+        "attempts": st.failed_attempts + st.stopped_attempts + (0 if st.kind == "todo" else 1),
+        "stopped_attempts": st.stopped_attempts + (st.kind == "stopped"),
         "status": m.get("status") if st.kind != "todo" else None,
         "stop_reason": st.reason if st.kind != "done" else m.get("stop_reason"),
         "intercepted": m.get("status") == "intercepted" if st.kind == "done" else None,
@@ -61,7 +85,7 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
         "judge": (st.verdict or st.judge_error or {}).get("judge"),
         "judge_error": (st.judge_error or {}).get("error"),
         "outcome": outcome(st), "infra": st.kind == "infra",
-        "duration": duration, "steps": result.get("steps"), "tokens": tokens,
+        "duration": duration, "steps": steps(st), "tokens": tokens,
         "requests": usage.get("requests"), "cost_usd": usage.get("cost_usd"),
         "judge_cost_usd": judge_usage.get("cost_usd"),
         "failure_category": category, "self_report_gap": gap,

@@ -22,6 +22,7 @@ from clawrec.bench.executors import Executor
 from clawrec.bench.judging import judge_slot
 from clawrec.bench.plan import Plan, Slot
 from clawrec.bench.progress import Progress
+from clawrec.bench.reaper import reap
 from clawrec.bench.report import render
 from clawrec.bench.results import row, write_results
 from clawrec.bench.state import ATTEMPT_FILE, SlotState, move_aside, read_slot, write_json
@@ -50,26 +51,49 @@ class BenchOptions:
     cwd: str = field(default_factory=os.getcwd)
 
 
+def retry_hint(spent: list[SlotState], retries: int) -> str:
+    """The flag that re-runs slots whose retry budget is spent: --retries one above their failed attempts."""
+    need = max(st.failed_attempts + 1 for st in spent)
+    return f"`--retries {max(need, retries + 1)}` runs them again"
+
+
 @contextlib.contextmanager
 def bench_lock(root: Path):
-    """One bench per folder. A bench killed a moment ago may still be ending its runs: wait a little for it."""
+    """One bench per folder. A bench killed a moment ago may still be ending its runs: wait a little for it. The
+    lock file goes when the bench ends (a bench that waited on it then finds it replaced, and locks the new one)."""
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    path = root / LOCK_FILE
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() > deadline:
+                raise ClawrecError(f"{root}: another clawrec bench is running on this folder") from None
+            time.sleep(0.2)
+            continue
+        if _same_file(fd, path):
+            break
+        os.close(fd)  # removed by the bench that held it while we waited: lock the current one
     try:
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise ClawrecError(f"{root}: another clawrec bench is running on this folder") from None
-                time.sleep(0.2)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
         os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
 def finalize_killed(path: Path) -> bool:
@@ -102,7 +126,7 @@ class Bench:
         return self.opts.rejudge and judged_by != self.opts.plan.judge
 
     def _needs_run(self, st: SlotState) -> bool:
-        if st.kind == "todo":
+        if st.kind in ("todo", "stopped"):  # a stop by the person is not an attempt: it never spends --retries
             return True
         if st.kind == "infra":
             return st.failed_attempts < self.opts.retries
@@ -119,8 +143,9 @@ class Bench:
         flags = self.opts.plan.run_flags
         limit = float(flags.get("time_limit") or slot.spec.time_s)
         return Job(key=slot.key, argv=build_argv(slot, run_dir, flags), run_dir=str(run_dir), cwd=self.opts.cwd,
-                   env=child_env(slot, attempt), deadline_s=limit + self.opts.deadline_margin,
-                   log_path=str(run_dir.with_name(f".{run_dir.name}.log")))
+                   env=child_env(slot, attempt, self.opts.root), deadline_s=limit + self.opts.deadline_margin,
+                   log_path=str(run_dir.with_name(f".{run_dir.name}.log")),
+                   stop_path=str(run_dir.with_name(f".{run_dir.name}.stop")))
 
     async def _attempt(self, slot: Slot) -> SlotState:
         root = self.opts.root
@@ -134,14 +159,17 @@ class Bench:
             if stale_log.exists():
                 shutil.move(str(stale_log), str(kept / "bench.log"))
         stale_log.unlink(missing_ok=True)
+        Path(job.stop_path).unlink(missing_ok=True)  # a stopped attempt's flag must not stop this one
         path.parent.mkdir(parents=True, exist_ok=True)
-        attempt = read_slot(root, slot).failed_attempts + 1
+        before = read_slot(root, slot)
+        attempt = before.failed_attempts + before.stopped_attempts + 1
         job = self._job(slot, attempt)
         t0 = time.monotonic()
         self.progress.started(slot.key)
         try:
             res = await self.executor.run(job)
         except asyncio.CancelledError:  # the bench was stopped: the run was stopped with it (finalized, retried later)
+            Path(job.stop_path).unlink(missing_ok=True)
             self._record(path, job, attempt, {"exit_code": None, "stopped": "the bench was stopped"})
             finalize_killed(path)  # killed only if it did not end within STOP_WAIT_S
             raise
@@ -163,19 +191,33 @@ class Bench:
                                          "deadline_s": job.deadline_s, "argv": job.argv[1:]})
 
     def _finalize_killed_runs(self, slots: list[Slot]) -> int:
-        """Runs left `running` by a bench that was killed (kill -9: its runs died with it) are finalized first, as
-        judge/view/diagnose do (status `interrupted`), then retried like any infrastructure failure. We hold the
-        bench lock, so a run whose lock is still live is an orphan of that bench still dying: wait for it."""
+        """Runs of a bench that was killed (kill -9: its runs died with it) have no attempt record (the runner writes
+        it when the child ends): that is a stop, not a failure of the run, so the record says `stopped` (no
+        --retries spent). Those left `running` are finalized first, as judge/view/diagnose do (status
+        `interrupted`); the number finalized. We hold the bench lock, so a run whose lock is still live is an orphan
+        of that bench still dying: wait for it."""
         n = 0
         for slot in slots:
             path = slot.run_dir(self.opts.root)
-            if manifest_status(path) != "running":
+            if not path.is_dir() or not any(path.iterdir()) or (path / ATTEMPT_FILE).exists():
                 continue
+            running = manifest_status(path) == "running"
             end = time.monotonic() + LOCK_WAIT_S
-            while lock.state(path) == "live" and time.monotonic() < end:
+            while running and lock.state(path) == "live" and time.monotonic() < end:
                 time.sleep(0.2)
-            n += finalize_killed(path)
+            write_json(path / ATTEMPT_FILE, {"attempt": self._attempt_number(slot), "exit_code": None,
+                                             "stopped": "the bench was killed before the run ended",
+                                             "executor": self.executor.name})
+            n += running and finalize_killed(path)
         return n
+
+    def _attempt_number(self, slot: Slot) -> int:
+        st = read_slot(self.opts.root, slot)
+        return st.failed_attempts + st.stopped_attempts + 1
+
+    def _spent(self, st: SlotState) -> str:
+        return (f"{st.slot.key}: infrastructure failure ({st.reason}); --retries {self.opts.retries} spent, "
+                f"{retry_hint([st], self.opts.retries)}")
 
     async def _slot(self, slot: Slot, st: SlotState) -> None:
         tries = 0
@@ -190,6 +232,8 @@ class Bench:
             self.states[slot.key] = st
             if st.kind != "infra":
                 break
+            if not self._needs_run(st):
+                self.progress.note(self._spent(st))
         if self._needs_judging(st):
             async with self.judge_sem:
                 self.progress.judging(slot.key)
@@ -201,6 +245,7 @@ class Bench:
 
     async def run(self) -> dict[str, Any]:
         slots = self.opts.plan.slots()
+        reaped = reap(str(self.opts.root))  # a bench kill -9'd before us may have left an agent alive
         finalized = self._finalize_killed_runs(slots)
         for s in slots:
             self.states[s.key] = read_slot(self.opts.root, s)
@@ -208,9 +253,16 @@ class Bench:
                    if self._needs_run(self.states[s.key]) or self._needs_judging(self.states[s.key])]
         self.progress.begin(total=len(slots), already=[row(self.opts.root, self.states[s.key]) for s in slots
                                                        if all(s is not p for p, _ in pending)])
+        if reaped:
+            self.progress.note(f"bench: {reaped} process(es) left alive by an earlier bench's runs killed")
         if finalized:
             self.progress.note(f"bench: {finalized} run(s) left `running` by a killed bench finalized "
-                               "(status interrupted); they are retried")
+                               "(status interrupted); they are run again (not counted against --retries)")
+        spent = [self.states[s.key] for s in slots if self.states[s.key].kind == "infra"
+                 and not self._needs_run(self.states[s.key])]
+        if spent:
+            self.progress.note(f"bench: {len(spent)} run(s) ended in an infrastructure failure and spent --retries "
+                               f"{self.opts.retries}; {retry_hint(spent, self.opts.retries)}")
         tasks = [asyncio.create_task(self._slot(s, st), name=f"slot-{s.key}") for s, st in pending]
         try:
             await asyncio.gather(*tasks)

@@ -5,10 +5,14 @@ Why from disk: a resume must trust what finished, whatever killed the previous b
 - `infra`: no manifest, or status `running` (the run or the bench was killed; the runner finalizes it to
   `interrupted` first), `interrupted`, `crashed` (browser, ffmpeg, display, the recorder, clawrec itself, or the run
   stopped with the bench), or the bench's deadline killed it; retried up to --retries times;
+- `stopped`: the person stopped the bench (SIGTERM, Ctrl-C, SIGHUP: the attempt says `stopped`) or killed it (kill
+  -9: the next bench found the run `running` with no attempt record and wrote one): not the run's failure, so it is
+  run again on every resume and never spends --retries;
 - `bad_input`: the run refused its input (exit 2); retrying cannot help, the line is shown;
 - `todo`: never started.
-Failed attempts are moved aside to `trial-K.attempt-N` (kept for forensics, never counted), so the slot folder
-always holds the latest attempt and `report.html` links stay stable.
+Earlier attempts are moved aside to `trial-K.attempt-N` (kept for forensics, never counted), so the slot folder
+always holds the latest attempt and `report.html` links stay stable; only the failed ones (not stopped) count
+against --retries.
 """
 
 from __future__ import annotations
@@ -31,11 +35,12 @@ OUTCOME_STATUSES = ("intercepted", "ok", "timeout", "agent_error")
 class SlotState:
     slot: Slot
     path: Path
-    kind: str                       # todo | done | infra | bad_input
+    kind: str                       # todo | done | infra | stopped | bad_input
     reason: str = ""
     manifest: dict[str, Any] = field(default_factory=dict)
     attempt: dict[str, Any] = field(default_factory=dict)
-    failed_attempts: int = 0
+    failed_attempts: int = 0        # earlier attempts that failed (they spent --retries)
+    stopped_attempts: int = 0       # earlier attempts stopped with the bench (they did not)
     verdict: dict[str, Any] | None = None
     judge_error: dict[str, Any] | None = None
 
@@ -78,17 +83,27 @@ def failed_attempt_dirs(path: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def was_stopped(path: Path) -> bool:
+    """The attempt in `path` ended because the bench was stopped or killed (not a failure of the run)."""
+    return bool((read_json(path / ATTEMPT_FILE) or {}).get("stopped"))
+
+
 def read_slot(root: Path, slot: Slot) -> SlotState:
     path = slot.run_dir(root)
-    failed = len(failed_attempt_dirs(path))
+    earlier = failed_attempt_dirs(path)
+    stops = sum(1 for p in earlier if was_stopped(p))
+    failed = len(earlier) - stops
     if not path.is_dir() or not any(path.iterdir()):
-        return SlotState(slot, path, "todo", failed_attempts=failed)
+        return SlotState(slot, path, "todo", failed_attempts=failed, stopped_attempts=stops)
     attempt = read_json(path / ATTEMPT_FILE) or {}
     manifest = _manifest(path)
     st = SlotState(slot, path, "infra", manifest=manifest or {}, attempt=attempt, failed_attempts=failed,
-                   verdict=read_json(path / "verdict.json"), judge_error=read_json(path / JUDGE_ERROR_FILE))
+                   stopped_attempts=stops, verdict=read_json(path / "verdict.json"),
+                   judge_error=read_json(path / JUDGE_ERROR_FILE))
     status = (manifest or {}).get("status")
-    if attempt.get("killed"):
+    if attempt.get("stopped") and status not in OUTCOME_STATUSES:  # ended by then anyway: the outcome stands
+        st.kind, st.reason = "stopped", str(attempt["stopped"])
+    elif attempt.get("killed"):
         st.reason = str(attempt["killed"])
     elif attempt.get("exit_code") == 2 and status in (None, "running", "crashed"):
         st.kind, st.reason = "bad_input", str(attempt.get("error") or "the run refused its input (exit 2)")

@@ -10,7 +10,8 @@ C(c,k)/C(n,k)); tasks with fewer than k judged trials are left out of both and c
 Failure categories: each run judged FAIL counted under its diagnosis's category (RUN/diagnosis.json, evaluator/
 failure.py's taxonomy), or `unclassified` when the diagnosis gives none (no diagnosis, or an LLM judge's FAIL of a run
 whose payload passes); self-report gaps (the agent claims success, no terminal request was sent) among judged runs.
-Infrastructure failures and inconclusive judgments keep their own columns in the runs table.
+Infrastructure failures and inconclusive judgments keep their own columns in the runs table. Bold marks a unique
+best only (a tie, e.g. every agent at 0.0, is nobody's best).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from evaluator.failure import CATEGORIES as FAILURES
 
 COLUMNS = ("overall", *CATEGORIES)
 FINISHED = ("pass", "fail", "judge_inconclusive", "unjudged")
-EXCLUDED = ("infra", "bad_input", "todo")
+EXCLUDED = ("infra", "stopped", "bad_input", "todo")
+OUTCOMES = ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "stopped", "bad_input", "todo")
 
 
 def rate(hits: int, n: int) -> dict[str, Any]:
@@ -90,8 +92,7 @@ def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) 
         for cat in CATEGORIES:
             cols[cat] = stages([r for r in mine if r["category"] == cat])
         durations = [r["duration"] for r in mine if r["outcome"] in FINISHED and r["duration"] is not None]
-        counts = {o: sum(1 for r in mine if r["outcome"] == o)
-                  for o in ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "bad_input", "todo")}
+        counts = {o: sum(1 for r in mine if r["outcome"] == o) for o in OUTCOMES}
         out_rows.append({"label": agent.label, "agent": agent.name, "model": agent.model, "columns": cols,
                          "runs": len(mine), "counts": counts,
                          "pass_k": pass_k(mine, plan.trials) if plan.trials > 1 else None,
@@ -105,13 +106,17 @@ def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) 
             vals = [(r["columns"][col][stage]["rate"], r["label"]) for r in out_rows
                     if r["columns"][col][stage]["rate"] is not None]
             top = max((v for v, _ in vals), default=None)
-            best[stage][col] = [lab for v, lab in vals if v == top] if len(labels) > 1 and top is not None else []
+            leaders = [lab for v, lab in vals if v == top]
+            best[stage][col] = leaders if len(labels) > 1 and len(vals) > 1 and len(leaders) == 1 else []  # unique
     total = {o: sum(r["counts"][o] for r in out_rows) for o in out_rows[0]["counts"]} if out_rows else {}
     notes = []
     excluded = total.get("infra", 0) + total.get("bad_input", 0)
     if excluded:
         notes.append(f"{excluded} run(s) ended in an infrastructure failure or refused their input; they are left "
                      "out of every denominator.")
+    if total.get("stopped"):
+        notes.append(f"{total['stopped']} run(s) were stopped with the bench; they run again on resume (a stop is "
+                     "not a failure and spends no --retries).")
     if total.get("todo"):
         notes.append(f"{total['todo']} planned run(s) have not run yet; the table is partial.")
     if total.get("judge_inconclusive"):
@@ -175,7 +180,7 @@ def render_md(summary: dict[str, Any]) -> str:
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
     lines += _render_failures(summary)
     marked = any(labels for stage in summary["best"].values() for labels in stage.values())
-    lines += ["", " ".join((["Bold: best in the column."] if marked else []) + summary["notes"]), ""]
+    lines += ["", " ".join((["Bold: the unique best in the column."] if marked else []) + summary["notes"]), ""]
     return "\n".join(lines)
 
 

@@ -97,7 +97,8 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 @click.option("--category", "categories", multiple=True, help="Only specs of this category (repeatable).")
 @click.option("--ids", "ids", multiple=True, help="Only spec ids matching this glob (repeatable).")
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Re-runs of a run that ended in an infrastructure failure (with backoff).")
+              help="Re-runs of a run that ended in an infrastructure failure (with backoff); a run stopped with the "
+                   "bench is not one.")
 @click.option("--rerun-failed", is_flag=True, help="Also re-run runs whose agent failed (status agent_error).")
 @click.option("--replan", is_flag=True, help="Accept a changed plan (changed spec, agents, trials, run flags).")
 @click.option("--rejudge", is_flag=True,
@@ -140,7 +141,8 @@ def bench(specs: tuple[str, ...], agents: tuple[str, ...], models: tuple[str, ..
     Re-running the same command resumes: finished runs are kept, infrastructure failures retried. `clawrec bench
     DIR` resumes DIR with its pinned plan; `clawrec bench report DIR [--html]` re-renders its results. Exit 0 when
     every run finished (whatever the agents achieved), 1 when some ended in infrastructure failures, 2 on bad input,
-    128 + the signal when stopped by SIGTERM/SIGINT/SIGHUP (its runs are stopped and finalized, retried on resume).
+    128 + the signal when stopped by SIGTERM/SIGINT/SIGHUP (its runs are stopped and finalized, and run again on
+    resume without spending --retries: a stop is not a failed attempt).
     """
     from clawrec.bench.plan import read_plan
     from clawrec.bench.report import render
@@ -208,8 +210,12 @@ def _run(root: Path, plan: Any, jobs: int | None, retries: int, rerun_failed: bo
     _print_summary(root, summary, html)
     t = summary["totals"]
     if t.get("infra") or t.get("bad_input"):
+        from clawrec.bench.runner import retry_hint
+
+        spent = [st for st in runner.states.values() if st.kind == "infra"]
         raise ClawrecError(f"{t.get('infra', 0) + t.get('bad_input', 0)} run(s) ended in an infrastructure failure "
-                           f"or refused their input (see {root / 'results.jsonl'})")
+                           f"or refused their input (see {root / 'results.jsonl'})"
+                           + (f"; {retry_hint(spent, retries)}" if spent else ""))
     return 0
 
 

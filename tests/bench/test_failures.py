@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from tests.bench.helpers import DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, read, slot_dirs
+from tests.bench.helpers import AGENT, DEMO, FAST, REPO, agent_cmd, bench, bench_argv, procs, read, slot_dirs
 from tests.evaluator.anthropic_server import ScriptedAnthropic
 from tests.evaluator.judge_script import flaky, good_judge
 
@@ -129,7 +129,7 @@ def test_a_wedged_run_is_killed_at_its_deadline(wedged):
     assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 25 s")
     m = json.loads((out / hang["run_dir"] / "manifest.json").read_text())  # killed, then finalized by the bench
     assert m["status"] == "interrupted" and "finalized by `clawrec bench`" in m["stop_reason"], m
-    assert not procs(str(out / hang["run_dir"]))
+    assert not procs(str(out / hang["run_dir"])) and not procs(f"{AGENT} hang")  # nor its agent (own group)
     s = json.loads((out / "summary.json").read_text())
     assert s["rows"][0]["columns"]["overall"]["stage1"]["n"] == 0 and s["totals"]["infra"] == 1
     assert any("infrastructure" in n for n in s["notes"])

@@ -4,7 +4,7 @@
   idle   do nothing for a second, exit 0 (the run ends without a submission)
   crash  exit 3 at once (an agent failure: an outcome)
   hang   stop the `clawrec run` process itself (SIGSTOP): a wedged run only the bench's deadline can end
-  hold   on attempts 1-3 ($CLAWREC_BENCH_ATTEMPT) wait to be stopped (600 s); later, exit 0 at once: a run that is
+  hold   on attempts 1-4 ($CLAWREC_BENCH_ATTEMPT) wait to be stopped (600 s); later, exit 0 at once: a run that is
          in flight until the test stops (or kills) the bench, then completes on a resume
 """
 
@@ -44,7 +44,7 @@ if m == "drive":
 elif m == "idle":
     time.sleep(1)
 elif m == "hold":
-    if int(os.environ.get("CLAWREC_BENCH_ATTEMPT", "1")) < 4:
+    if int(os.environ.get("CLAWREC_BENCH_ATTEMPT", "1")) < 5:
         time.sleep(600)
 elif m == "crash":
     print("bench_agent: crashing on purpose", file=sys.stderr)
