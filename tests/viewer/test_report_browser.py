@@ -264,7 +264,7 @@ def test_before_is_the_last_screenshot_before_the_first_action_and_after_the_fir
         for label, t in want.items():
             img = step.locator(f".shots img[alt='{label} screenshot']")
             if t is None:
-                assert img.count() == 0 and f"{label}: no screenshot" in step.locator(".shots").inner_text()
+                assert img.count() == 0 and f"{label}: no screenshot" in step.locator(".shots").text_content()
             else:
                 assert abs(float(img.get_attribute("data-t")) - t) < 0.002, (step.get_attribute("data-n"), label)
             checked += 1
