@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from clawrec.bench.plots import bar_chart, legend, scatter
 
@@ -76,21 +76,37 @@ def _stage_table(summary: dict[str, Any], stage: str, title: str) -> str:
     return f"<h3>{_e(title)}</h3><table class=stage data-stage={stage}><tr><th>agent</th>{head}</tr>{body}</table>"
 
 
+def _pk(r: dict[str, Any], key: str) -> str:
+    pk = r["pass_k"] or {}
+    if pk.get(key) is None:
+        return "–"
+    return f"{100 * pk[key]:.1f}%" + (f" (k={pk['k']})" if key == "pass_at_k" else "")
+
+
+# The per-agent table: (header, cell text, shown for this summary?). A new summary column is one line here.
+AGENT_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], bool]]] = [
+    ("runs", lambda r: r["runs"], lambda s: True),
+    ("PASS", lambda r: r["counts"]["pass"], lambda s: True),
+    ("FAIL", lambda r: r["counts"]["fail"], lambda s: True),
+    ("pass@k", lambda r: _pk(r, "pass_at_k"), lambda s: True),
+    ("pass^k", lambda r: _pk(r, "pass_hat_k"), lambda s: True),
+    ("consistency", lambda r: "–" if (r.get("consistency") or {}).get("mean_pairwise") is None
+     else f"{r['consistency']['mean_pairwise']:.2f}", lambda s: s["trials"] > 1),
+    ("infra failures", lambda r: r["counts"]["infra"] + r["counts"]["bad_input"], lambda s: True),
+    ("stopped", lambda r: r["counts"].get("stopped", 0), lambda s: True),
+    ("judge_inconclusive", lambda r: r["counts"]["judge_inconclusive"], lambda s: True),
+    ("median duration", lambda r: "–" if r["median_duration_s"] is None else f"{r['median_duration_s']:.1f} s",
+     lambda s: True),
+    ("total cost", lambda r: "–" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}", lambda s: True),
+]
+
+
 def _agents_table(summary: dict[str, Any]) -> str:
-    head = ("<tr><th>agent</th><th>runs</th><th>PASS</th><th>FAIL</th><th>pass@k</th><th>pass^k</th>"
-            "<th>infra failures</th><th>stopped</th><th>judge_inconclusive</th><th>median duration</th>"
-            "<th>total cost</th></tr>")
-    rows = []
-    for r in summary["rows"]:
-        c, pk = r["counts"], r["pass_k"] or {}
-        at = f"{100 * pk['pass_at_k']:.1f}% (k={pk['k']})" if pk.get("pass_at_k") is not None else "–"
-        hat = f"{100 * pk['pass_hat_k']:.1f}%" if pk.get("pass_hat_k") is not None else "–"
-        dur = f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–"
-        cost = f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–"
-        nums = (r["runs"], c["pass"], c["fail"], at, hat, c["infra"] + c["bad_input"], c.get("stopped", 0),
-                c["judge_inconclusive"], dur, cost)
-        rows.append(f"<tr><th>{_e(r['label'])}</th>" + "".join(f"<td class=num>{_e(v)}</td>" for v in nums) + "</tr>")
-    return f"<h3>Runs per agent</h3><table>{head}{''.join(rows)}</table>"
+    cols = [(title, cell) for title, cell, shown in AGENT_COLUMNS if shown(summary)]
+    head = "<tr><th>agent</th>" + "".join(f"<th>{_e(t)}</th>" for t, _ in cols) + "</tr>"
+    rows = "".join(f"<tr><th>{_e(r['label'])}</th>" + "".join(f"<td class=num>{_e(cell(r))}</td>" for _, cell in cols)
+                   + "</tr>" for r in summary["rows"])
+    return f"<h3>Runs per agent</h3><table class=agents>{head}{rows}</table>"
 
 
 def _failures_table(summary: dict[str, Any]) -> str:
