@@ -57,6 +57,11 @@ def test_report_rerenders_the_same_table_and_an_overview(demo_bench, tmp_path):
     page = (out / "overview.html").read_text()
     assert page.count('">report</a>') == 8
     assert all((d / "report.html").exists() for d in slot_dirs(out))
+    for r in map(json.loads, (out / "results.jsonl").read_text().splitlines()):  # steps: what the viewer lists
+        html = (out / r["run_dir"] / "report.html").read_text()
+        listed = html.count("<details class=step ")
+        assert r["steps"] == listed and (listed > 3 or r["trial"] == 2), (r["run_dir"], r["steps"], listed)
+    assert not (out / ".bench.lock").exists()  # removed when the bench ended
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page) and "@import" not in page  # self-contained
 
 
