@@ -39,10 +39,6 @@ const x=parseFloat(v);return v!==''&&!isNaN(x)&&isFinite(v)?x:v.toLowerCase()};
 rows.sort((p,q)=>{const a=key(p),z=key(q);const o=typeof a===typeof z?(a<z?-1:a>z?1:0):(typeof a==='number'?-1:1);
 return asc?o:-o});rows.forEach(r=>b.appendChild(r))}));show()})();"""
 
-RUN_COLUMNS = ("task", "category", "agent", "trial", "status", "outcome", "failure category", "attempts", "steps",
-               "duration", "cost", "reason", "run")
-
-
 def _e(text: Any) -> str:
     return html.escape("" if text is None else str(text))
 
@@ -149,25 +145,44 @@ def _plots(summary: dict[str, Any]) -> str:
             "numbers on hover.</p>")
 
 
+def _num(v: Any) -> float | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _why(r: dict[str, Any]) -> str:
+    return _e(r.get("failure_category") or "") + (" · self-report gap" if r.get("self_report_gap") else "")
+
+
+# The runs table: (header, cell HTML, sort value or None to sort by the text). A new results.jsonl field shown here is
+# one entry; the link column is added by _runs_table.
+RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str], Callable[[dict[str, Any]], Any] | None]] = [
+    ("task", lambda r: _e(r["task"]), None), ("category", lambda r: _e(r["category"]), None),
+    ("agent", lambda r: _e(r["label"]), None), ("trial", lambda r: str(r["trial"]), None),
+    ("status", lambda r: _e(r["status"]), None),
+    ("outcome", lambda r: f"<span class={_e(r['outcome'])}>{_e(r['outcome'])}</span>", None),
+    ("failure category", _why, None), ("attempts", lambda r: _e(r.get("attempts")), None),
+    ("steps", lambda r: _e(r.get("steps")), lambda r: _num(r.get("steps"))),
+    ("duration", lambda r: "" if _num(r.get("duration")) is None else f"{r['duration']:.1f} s",
+     lambda r: _num(r.get("duration"))),
+    ("cost", lambda r: "" if _num(r.get("cost_usd")) is None else f"${r['cost_usd']:.4f}",
+     lambda r: _num(r.get("cost_usd"))),
+    ("reason", lambda r: _e(str(r["stop_reason"] or "")[:300]), None),
+]
+
+
 def _runs_table(root: Path, rows: list[dict[str, Any]]) -> str:
     out = ["<h2>Runs</h2><p><input id=filter type=search placeholder='filter: words that must all appear "
            "(e.g. travel fail)'> <span id=shown class=muted></span></p><table id=runs><thead><tr>"
-           + "".join(f"<th>{c}</th>" for c in RUN_COLUMNS) + "</tr></thead><tbody>"]
+           + "".join(f"<th>{_e(c)}</th>" for c, _, _ in RUN_COLUMNS) + "<th>run</th></tr></thead><tbody>"]
     for r in rows:
         run_dir = root / r["run_dir"]
         link = _report(run_dir) if run_dir.is_dir() and r["outcome"] != "todo" else None
         href = f'<a href="{_e(r["run_dir"])}/{link}">report</a>' if link else _e(r["run_dir"])
-        dur = r.get("duration") if isinstance(r.get("duration"), (int, float)) else None
-        cost = r.get("cost_usd") if isinstance(r.get("cost_usd"), (int, float)) else None
-        why = _e(r.get("failure_category") or "") + (" · self-report gap" if r.get("self_report_gap") else "")
-        cells = [_e(r["task"]), _e(r["category"]), _e(r["label"]), f"{r['trial']}", _e(r["status"]),
-                 f"<span class={_e(r['outcome'])}>{_e(r['outcome'])}</span>", why, _e(r.get("attempts")),
-                 _e(r.get("steps")), f"{dur:.1f} s" if dur is not None else "",
-                 f"${cost:.4f}" if cost is not None else "", _e(str(r["stop_reason"] or "")[:300]), href]
-        sort_keys = {8: r.get("steps"), 9: dur, 10: cost}
-        out.append("<tr>" + "".join(
-            (f"<td data-v='{'' if sort_keys[i] is None else sort_keys[i]}'>" if i in sort_keys else "<td>") + c
-            + "</td>" for i, c in enumerate(cells)) + "</tr>")
+        cells = []
+        for _, cell, key in RUN_COLUMNS:
+            v = key(r) if key is not None else None
+            cells.append((f"<td data-v='{'' if v is None else v}'>" if key is not None else "<td>") + cell(r) + "</td>")
+        out.append("<tr>" + "".join(cells) + f"<td>{href}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
