@@ -1,6 +1,13 @@
-"""The pages' console and errors as part of the HTTP/browser layer: Runtime.consoleAPICalled,
-Runtime.exceptionThrown and Log.entryAdded from every attached target (pages, iframes, workers) -> console.jsonl,
-on the run clock.
+"""The pages' console and errors as part of the HTTP/browser layer: Console.messageAdded and Log.entryAdded from
+every attached target (pages, iframes, workers) -> console.jsonl, on the run clock; uncaught exceptions at the end.
+
+Why not Runtime.enable: a page can tell that a client enabled Runtime (console arguments are serialized for it, so an
+Error.prepareStackTrace hook fires on `console.log(new Error())`: tests/footprint). The Console domain reports the
+same console calls as text only (nothing of the page runs), Log the browser's own entries (network errors,
+violations, a worker's uncaught errors). A page's uncaught exceptions are only reported to Runtime: V8 keeps them
+(with their time) for the current document of each target, and `collect_exceptions` reads them when the run is over
+(Runtime.enable, then disable: what the page could notice then no longer changes the run). Exceptions of a document
+the tab navigated away from are gone by then (measured); console calls never are.
 
 Why in the interceptor: it already holds one session per target, attached before the target runs, so nothing a
 page logs while loading is missed. Logging only, never in the way: the enable commands are best effort (a target
@@ -31,18 +38,6 @@ SECRET_PARAM = re.compile(r"(?i)([?&;](?:access_token|id_token|token|api[_-]?key
                           r"client_secret|code|otp|sig|signature)=)[^&#\s\"']+")
 
 
-def _arg_text(obj: dict[str, Any]) -> str:
-    """A console argument (a RemoteObject) as text, the way DevTools shows it on one line."""
-    if "value" in obj:
-        v = obj["value"]
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return "null" if v is None else v if isinstance(v, str) else str(v)
-    if "unserializableValue" in obj:
-        return str(obj["unserializableValue"])
-    return str(obj.get("description") or obj.get("className") or obj.get("type") or "")
-
-
 def _where(stack: dict[str, Any] | None) -> dict[str, Any]:
     frames = (stack or {}).get("callFrames") or []
     if not frames:
@@ -57,6 +52,8 @@ class ConsoleLog:
 
     def __init__(self, run_dir: Path, clock: RunClock, secrets: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
         self.clock = clock
+        self.skip: tuple[str, ...] = ()  # console texts that are clawrec's own (the WebSocket guard's reports)
+        self.sessions: list[Session] = []
         self.ignore = tuple(u for u in ignore if u)  # the recorder's own targets (its extension): not the page's
         self.secrets = [s for s in secrets if s and len(s) >= 3]
         self.writer = JsonlWriter(Path(run_dir) / CONSOLE, clock)
@@ -68,34 +65,54 @@ class ConsoleLog:
         """Listen on one target; the enables are queued before the target resumes and are best effort."""
         if session.target_type not in TYPES or url_ignored(session.target_info.get("url"), self.ignore):
             return
-        session.on("Runtime.consoleAPICalled", lambda p: self._console(session, p))
-        session.on("Runtime.exceptionThrown", lambda p: self._exception(session, p))
+        session.on("Console.messageAdded", lambda p: self._message(session, p))
         session.on("Log.entryAdded", lambda p: self._log(session, p))
-        session.send_quiet("Runtime.enable")
+        session.send_quiet("Console.enable")
         session.send_quiet("Log.enable")
+        if session.target_type in ("page", "iframe"):
+            self.sessions.append(session)
+
+    async def collect_exceptions(self, timeout: float = 3.0) -> None:
+        """The run is over: the uncaught exceptions V8 kept for each page's current document (see the docstring)."""
+        async def one(session: Session) -> None:
+            if session.closed:
+                return
+            session.on("Runtime.exceptionThrown", lambda p: self._exception(session, p, replayed=True))
+            try:
+                await session.call("Runtime.enable", timeout=timeout)  # replays them before it answers
+                session.send_quiet("Runtime.disable")
+            except Exception:  # best effort: a target that went away has nothing to add
+                pass
+        if self.sessions and not self.closed:
+            await asyncio.wait([asyncio.ensure_future(one(s)) for s in self.sessions], timeout=timeout + 1)
 
     # --- events (reader loop: format and buffer only) -----------------------------------------------------------
-    def _t(self, epoch_ms: Any) -> float:
+    def _t(self, epoch_ms: Any, past: bool = False) -> float:
         now = self.clock.now()
         if isinstance(epoch_ms, (int, float)) and epoch_ms > 1e12:
             t = self.clock.from_epoch_ms(epoch_ms)
-            if abs(t - now) < 5:  # a page clock far off (or a monotonic stamp) is not trusted
+            if abs(t - now) < 5 or past and 0 <= t <= now:  # a page clock far off (or a monotonic stamp) is not
+                # trusted; an exception read at the end of the run has its own time
                 return t
         return now
 
-    def _console(self, session: Session, p: dict[str, Any]) -> None:
-        text = " ".join(_arg_text(a) for a in p.get("args") or [])
-        kind = str(p.get("type") or "log")
+    def _message(self, session: Session, p: dict[str, Any]) -> None:
+        m = p.get("message") or {}
+        text = str(m.get("text") or "")
+        if self.skip and text.startswith(self.skip):
+            return
+        kind = str(m.get("level") or "log")
         self._emit(session, {"kind": "console", "level": LEVELS.get(kind, "log"), "type": kind, "text": text,
-                             **_where(p.get("stackTrace"))}, p.get("timestamp"))
+                             "url": m.get("url") or None, "line": m.get("line"), "column": m.get("column")}, None)
 
-    def _exception(self, session: Session, p: dict[str, Any]) -> None:
+    def _exception(self, session: Session, p: dict[str, Any], replayed: bool = False) -> None:
         d = p.get("exceptionDetails") or {}
         exc = d.get("exception") or {}
         text = str(exc.get("description") or d.get("text") or "exception")
         where = _where(d.get("stackTrace")) or {"url": d.get("url"), "line": d.get("lineNumber"),
                                                 "column": d.get("columnNumber")}
-        self._emit(session, {"kind": "exception", "level": "error", "text": text, **where}, p.get("timestamp"))
+        self._emit(session, {"kind": "exception", "level": "error", "text": text, **where}, p.get("timestamp"),
+                   past=replayed)
 
     def _log(self, session: Session, p: dict[str, Any]) -> None:
         e = p.get("entry") or {}
@@ -109,7 +126,7 @@ class ConsoleLog:
         text = SECRET_PARAM.sub(r"\1[redacted]", text)
         return scrub(text, self.secrets) if self.secrets else text
 
-    def _emit(self, session: Session, rec: dict[str, Any], stamp: Any) -> None:
+    def _emit(self, session: Session, rec: dict[str, Any], stamp: Any, past: bool = False) -> None:
         if self.closed:
             return
         if self.count >= MAX_ENTRIES or self.bytes >= MAX_BYTES:
@@ -122,7 +139,7 @@ class ConsoleLog:
         rec["text"] = text
         if isinstance(rec.get("url"), str):
             rec["url"] = self._redact(rec["url"])[:500]
-        rec = {"t": self._t(stamp), **{k: v for k, v in rec.items() if v is not None}, "target": session.target_type,
+        rec = {"t": self._t(stamp, past), **{k: v for k, v in rec.items() if v is not None}, "target": session.target_type,
                "target_id": session.target_id, "target_url": self._redact(str(session.target_info.get("url") or
                                                                                ""))[:500]}
         self.writer.write(rec, flush=False)

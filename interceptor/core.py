@@ -1,11 +1,6 @@
 """The Interceptor: attach to a browser, pause what can match the spec, block or fake-answer the terminal
 submission, continue everything else at once, record every catch the moment it happens.
-
-Public API (interceptor/README.md):
-    icpt = Interceptor(spec, run_dir, clock, files=[...], on_catch=cb, kill_browser=callable)
-    await icpt.attach(browser_ws_or_http_url)   # before the first navigation
-    icpt.caught (asyncio.Event), icpt.catches (list[dict])
-    await icpt.close()                          # writes http.har; never continues a paused request
+Public API and the attach/enable sequence: interceptor/README.md.
 """
 
 from __future__ import annotations
@@ -26,6 +21,7 @@ from interceptor.failclosed import FailClosed
 from interceptor.paused import PausedRequest
 from interceptor.preload import watch_preloading
 from interceptor.frames import Frames
+from interceptor.headless import HeadlessMask
 from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
@@ -86,12 +82,15 @@ class Interceptor:
         self.secrets = [s for s in secrets if s and len(s) >= 3]
         self.writer = JsonlWriter(self.run_dir / INTERCEPTIONS, self.clock, redactor=Redactor(self.secrets))
         self.frames = Frames()
+        self.headless = HeadlessMask()  # a headless browser's user agent, as headed Chromium's (every target)
         self.http = HttpLog(self.run_dir, self.clock, ignore=ignore_urls, secrets=self.secrets) if http_log else None
         self.console = ConsoleLog(self.run_dir, self.clock, self.secrets, ignore_urls) if http_log else None
         self.failclosed = FailClosed(kill_browser, use_watchdog=watchdog)
         self.conn: Connection | None = None
         self.attacher: Attacher | None = None
         self.wsguard = WsGuard(self.ws_rules, self._ws_caught, hold) if self.ws_rules or hold is not None else None
+        if self.wsguard is not None and self.console is not None:
+            self.console.skip = (self.wsguard.prefix,)  # the guard's reports are console messages
         self._closing = False
         self._detached = False
         self._files_done = False
@@ -112,6 +111,7 @@ class Interceptor:
         self.conn.on_handler_error.append(lambda where, exc: self._fatal(f"{where}: {exc!r}"))
         await self.failclosed.arm(self.conn.root, self.conn.socket_fd())
         self.attacher = Attacher(self.conn, self._prepare, self._prepare_failed)
+        await self.headless.learn(self.conn.root)
         if self.root_patterns:
             # Browser-level Fetch too: a tab opened by Target.createTarget{url} starts its navigation before the new
             # target can be prepared (measured: it reached the server); the browser session pauses it. A request
@@ -145,6 +145,8 @@ class Interceptor:
                 await self.http.settle()  # response bodies being read (bounded wait), while still attached
             if self.archive is not None:
                 await self.archive.close()
+            if self.console is not None:
+                await self.console.collect_exceptions()  # the run is over: Runtime may be enabled now
         if keep_attached:
             self._finish_files()
             return
@@ -184,6 +186,7 @@ class Interceptor:
             return futures
         if ttype in ("shared_worker", "service_worker") and not fetch_owner:
             return futures  # a worker's second attachment: its owner session logs, guards and pauses for it
+        futures += self.headless.prepare(session)
         if self.wsguard is not None:
             futures += self.wsguard.prepare(session, self.frames)
         if self.hold is not None:

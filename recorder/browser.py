@@ -21,6 +21,9 @@ from pathlib import Path
 CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
 
 # Quiet, offline-safe flags (measured: without the background-networking ones, Chromium keeps dialing out).
+# No --remote-allow-origins: Chrome then refuses a DevTools WebSocket whose handshake carries an Origin (any web
+# page's), so a page that learns the port cannot take the browser over; clawrec's clients send no Origin.
+# AutomationControlled off: navigator.webdriver stays false, as in a person's browser (tests/footprint).
 BASE_FLAGS = [
     "--no-first-run",
     "--no-default-browser-check",
@@ -34,7 +37,7 @@ BASE_FLAGS = [
     "--disable-dev-shm-usage",
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
-    "--remote-allow-origins=*",
+    "--disable-blink-features=AutomationControlled",
 ]
 
 
@@ -62,6 +65,13 @@ def find_chromium() -> str:
         if os.access(path, os.X_OK):
             return path
     raise BrowserLaunchError("Chromium not found; install it with: make setup (apt-get install chromium)")
+
+
+def headless_flags(window_size: tuple[int, int]) -> list[str]:
+    """Headless reports an 800x600 screen whatever the window: a page can tell (tests/footprint). The user agent's
+    "HeadlessChrome" is overridden per target by the interceptor (interceptor/headless.py), not by --user-agent
+    (which blanks the high-entropy client hints)."""
+    return [f"--screen-info={{{window_size[0]}x{window_size[1]}}}"]
 
 
 def _die_with_parent() -> None:
@@ -164,7 +174,7 @@ def launch_browser(
     if os.geteuid() == 0:
         flags += ["--no-sandbox", *QUIET_NO_SANDBOX]
     if headless:
-        flags.append("--headless=new")
+        flags += ["--headless=new", *headless_flags(window_size)]
     if kiosk and not headless:
         flags.append("--kiosk")
     if site_per_process:

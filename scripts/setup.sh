@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OPENCLAW_VERSION=2026.9.6
+BOTD_VERSION=2.0.0
 NODE_PKG_VERSION=24.21.0
 BROWSER_USE_VERSION=0.13.14
 CLAUDE_CODE_VERSION=2.1.332
@@ -95,10 +96,31 @@ npm_agents() {  # Claude Code, Codex and Playwright MCP on OpenClaw's Node 24 (o
     echo "$want" > .version )
 }
 
+botd() {
+  # FingerprintJS BotD (MIT), the open-source bot detector tests/footprint runs in its detector page.
+  local dir=.tools/botd
+  if [ -f "$dir/botd.esm.js" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$BOTD_VERSION" ]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null; then
+    log "installing Debian's npm"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
+  log "vendoring @fingerprintjs/botd@$BOTD_VERSION into $dir"
+  local tmp
+  tmp=$(mktemp -d)
+  ( cd "$tmp" && npm pack --silent "@fingerprintjs/botd@$BOTD_VERSION" >/dev/null && tar xzf ./*.tgz )
+  mkdir -p "$dir"
+  cp "$tmp/package/dist/botd.esm.js" "$tmp/package/LICENSE" "$dir/"
+  echo "$BOTD_VERSION" > "$dir/.version"
+  rm -rf "$tmp"
+}
+
 case "${1:-base}" in
-  base) apt_packages; venv ;;
+  base) apt_packages; venv; botd ;;
   openclaw) openclaw ;;
   agents) browser_use; npm_agents ;;
-  all) apt_packages; venv; openclaw; browser_use; npm_agents ;;
+  all) apt_packages; venv; botd; openclaw; browser_use; npm_agents ;;
   *) log "usage: scripts/setup.sh [base|openclaw|agents|all]"; exit 2 ;;
 esac

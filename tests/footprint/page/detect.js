@@ -1,0 +1,56 @@
+// The detector page: the checks in this window and in a dedicated worker, BotD in the window, and (on the top
+// page) a cross-origin iframe doing the same. Each result is POSTed to /report of this page's own server.
+import {collect} from '/checks.js';
+
+const params = new URLSearchParams(location.search);
+const where = params.get('where') || 'page';
+
+async function report(body) {
+  await fetch('/result', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+}
+
+async function botd() {
+  try {
+    const {load} = await import('/botd.esm.js');
+    const agent = await load({monitoring: false});
+    const result = agent.detect();
+    return {bot: result.bot, kind: result.botKind || null};
+  } catch (e) {
+    return {error: String(e)};
+  }
+}
+
+function workerReport() {
+  return new Promise((resolve) => {
+    const w = new Worker('/worker.js?where=' + where + '-worker', {type: 'module'});
+    w.onmessage = (e) => resolve(e.data);
+    w.onerror = (e) => resolve({where: where + '-worker', error: String(e.message)});
+  });
+}
+
+async function devtools() {
+  // Told the browser's DevTools endpoint (?devtools=ws://...): may this page open it? It must not.
+  const url = params.get('devtools');
+  if (!url) return null;
+  return await new Promise((resolve) => {
+    let ws;
+    try { ws = new WebSocket(url); } catch (e) { resolve('refused'); return; }
+    ws.onopen = () => { resolve('opened'); ws.close(); };
+    ws.onerror = () => resolve('refused');
+    setTimeout(() => resolve('no answer'), 10000);
+  });
+}
+
+(async () => {
+  if (where === 'page' && params.get('frame')) {
+    const f = document.createElement('iframe');
+    f.src = params.get('frame') + '/detect.html?where=iframe';
+    document.body.appendChild(f);
+  }
+  const result = await collect(where);
+  result.botd = await botd();
+  result.devtools = await devtools();
+  await report(result);
+  await workerReport();
+  document.getElementById('status').textContent = 'done';
+})();
