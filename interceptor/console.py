@@ -30,6 +30,8 @@ from rundir.records import CONSOLE, JsonlWriter, RunClock
 TEXT_LIMIT = 2000           # characters of one entry's text
 MAX_ENTRIES = 5000          # entries per run; later ones are counted, not written
 MAX_BYTES = 2 * 1024 * 1024
+MAX_EXCEPTIONS = 500        # uncaught exceptions read at the end: apart from the cap (a page that logs in a loop
+                            # must not hide them)
 FLUSH_DELAY = 0.2
 TYPES = ("page", "iframe", "worker", "shared_worker", "service_worker")
 LEVELS = {"warning": "warning", "warn": "warning", "error": "error", "assert": "error", "info": "info",
@@ -57,7 +59,7 @@ class ConsoleLog:
         self.ignore = tuple(u for u in ignore if u)  # the recorder's own targets (its extension): not the page's
         self.secrets = [s for s in secrets if s and len(s) >= 3]
         self.writer = JsonlWriter(Path(run_dir) / CONSOLE, clock)
-        self.count = self.dropped = self.bytes = 0
+        self.count = self.dropped = self.bytes = self.exceptions = 0
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
 
@@ -129,9 +131,10 @@ class ConsoleLog:
     def _emit(self, session: Session, rec: dict[str, Any], stamp: Any, past: bool = False) -> None:
         if self.closed:
             return
-        if self.count >= MAX_ENTRIES or self.bytes >= MAX_BYTES:
+        if (self.exceptions >= MAX_EXCEPTIONS if past else self.count >= MAX_ENTRIES or self.bytes >= MAX_BYTES):
             self.dropped += 1
             return
+        self.exceptions += past
         text = self._redact(rec["text"])
         if len(text) > TEXT_LIMIT:
             rec["truncated"] = len(text)
