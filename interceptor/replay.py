@@ -50,16 +50,20 @@ class Replay:
         self._sockets: set[str] = set()
 
     def prepare(self, session: Session) -> list[asyncio.Future]:
+        """Best effort (never closes the target when refused: a worker may not support a command; whatever it
+        requests is still paused and answered from the archive, so nothing can leave either way)."""
         if session.target_type not in NETWORK_TYPES or url_ignored(session.target_info.get("url"), self.ignore):
             return []
         session.on("Network.webSocketCreated", lambda p: self._socket(p))
-        futures = [session.send("Network.setCacheDisabled", {"cacheDisabled": True}),
-                   session.send("Network.setBlockedURLs", {"urls": WS_BLOCK})]
+        sent = [session.send("Network.setCacheDisabled", {"cacheDisabled": True}),
+                session.send("Network.setBlockedURLs", {"urls": WS_BLOCK})]
         if session.target_type in ("page", "iframe"):
-            futures.append(session.send("Network.setBypassServiceWorker", {"bypass": True}))
-        if session.target_type == "page" and self.timezone:  # the recorded timezone (best effort: an unknown id)
-            session.send_quiet("Emulation.setTimezoneOverride", {"timezoneId": self.timezone})
-        return futures
+            sent.append(session.send("Network.setBypassServiceWorker", {"bypass": True}))
+        if session.target_type == "page" and self.timezone:  # the recorded timezone (an unknown id is refused)
+            sent.append(session.send("Emulation.setTimezoneOverride", {"timezoneId": self.timezone}))
+        for fut in sent:
+            fut.add_done_callback(lambda f, t=session.target_type: _refused(f, t))
+        return []
 
     def _socket(self, p: dict[str, Any]) -> None:
         if p["requestId"] in self._sockets or url_ignored(p.get("url"), self.ignore):
@@ -116,3 +120,8 @@ class Replay:
 
     def close(self) -> None:
         self.writer.close()
+
+
+def _refused(fut: asyncio.Future, target_type: str) -> None:
+    if not fut.cancelled() and (exc := fut.exception()) is not None:
+        log.debug("replay: %s refused a setting: %s", target_type, exc)
