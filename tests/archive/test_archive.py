@@ -158,3 +158,4 @@ def test_run_directory_names_agree():
     from rundir.records import ARCHIVE as RUN_ARCHIVE
 
     assert RUN_ARCHIVE == ARCHIVE == "archive.warc.gz"
+
