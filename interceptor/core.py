@@ -298,7 +298,7 @@ class Interceptor:
         if paused.answer is not None:  # close() failed it while the person decided
             return
         if decision == "allow":
-            paused.continue_()
+            self._pass(paused)  # (in replay mode: answered from the archive, never sent)
             return
         paused.fail()
         if self.http is not None and paused.network_id:
