@@ -124,7 +124,10 @@ def test_a_wedged_run_is_killed_at_its_deadline(wedged):
     out, proc = wedged
     _, stderr = proc.communicate(timeout=400)
     assert proc.returncode == 1, stderr[-3000:]
-    assert stderr.strip().splitlines()[-1].startswith("clawrec: 1 run(s) ended in an infrastructure failure")
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("clawrec: 1 run(s) ended in an infrastructure failure"), stderr[-3000:]
+    assert last.endswith("; `--retries 1` runs them again")  # the flag that re-runs it, named
+    assert "--retries 0 spent, `--retries 1` runs them again" in stderr
     hang = _rows(out)[1]
     assert hang["outcome"] == "infra" and hang["infra"] and hang["stop_reason"].startswith("deadline: killed after 25 s")
     m = json.loads((out / hang["run_dir"] / "manifest.json").read_text())  # killed, then finalized by the bench

@@ -125,3 +125,35 @@ def test_what_a_resume_does_with_each_slot(tmp_path):
     assert not b._needs_judging(inconclusive) and bench(rejudge=True)._needs_judging(inconclusive)
     judged = st("done", "ok", verdict={"verdict": "FAIL", "judge": "llm"})
     assert not b._needs_judging(judged) and bench(rejudge=True)._needs_judging(judged)  # judged by another --judge
+
+
+def test_reaper_kills_the_marked_processes_of_one_slot_only(tmp_path):
+    """An orphan (its shell gone, parent init, own session) carrying the bench's mark is found and killed; the same
+    bench's other slot and another bench folder are left alone."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from clawrec.bench.reaper import DIR_VAR, SLOT_VAR, marked, reap
+
+    def orphan(root: str, slot: str) -> int:
+        sh = subprocess.run(["/bin/sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                            env={**os.environ, DIR_VAR: root, SLOT_VAR: slot}, start_new_session=True, check=True)
+        return int(sh.stdout)
+
+    mine, other_slot, other_bench = orphan("/b1", "t/a/trial-1"), orphan("/b1", "t/a/trial-2"), orphan("/b2", "x")
+    try:
+        assert set(marked("/b1")) == {mine, other_slot} and marked("/b1", "t/a/trial-1") == [mine]
+        assert reap("/b1", "t/a/trial-1") == 1
+        end = time.monotonic() + 10
+        while os.path.exists(f"/proc/{mine}") and time.monotonic() < end:  # init reaps it
+            time.sleep(0.05)
+        assert not os.path.exists(f"/proc/{mine}") or mine not in marked("/b1")
+        assert set(marked("/b1")) == {other_slot} and marked("/b2") == [other_bench]
+    finally:
+        for pid in (mine, other_slot, other_bench):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
