@@ -24,14 +24,13 @@ from rundir.reader import RunDir
 from evaluator.steps import Step
 from evaluator.trajectory import Trajectory
 from evaluator.verdict import Verdict
+from evaluator.walls import find as find_wall
 
 CATEGORIES = {
     "never_submitted": "never submitted", "wrong_value": "wrong value", "missing_field": "missing field",
     "wrong_endpoint": "wrong endpoint", "stuck_looping": "stuck/looping", "off_task": "navigated off task",
     "verification_wall": "blocked by a verification wall/CAPTCHA", "limit": "time or step limit",
     "agent_crash": "agent crash", "infrastructure": "infrastructure"}
-WALL = re.compile(r"captcha|recaptcha|hcaptcha|turnstile|challenges\.cloudflare|verify (that )?you are (a )?human|"
-                  r"are you a robot|unusual traffic|access denied|bot detection", re.I)
 CLAIM = re.compile(r"\b(done|completed?|success(ful(ly)?)?|submitted|booked|placed|sent|posted|applied|finished|"
                    r"confirmed|reserved|purchased|ordered)\b", re.I)
 NEGATION = re.compile(r"\b(not|cannot|can't|couldn't|could not|unable|failed|fail|didn't|did not|no way|"
@@ -126,21 +125,6 @@ def _loop(tr: Trajectory) -> Step | None:
     return None
 
 
-def _wall(tr: Trajectory) -> tuple[float | None, str] | None:
-    run = tr.run
-    for h in run.http:
-        if WALL.search(h.url or ""):
-            return h.t, f"{h.method} {h.url[:120]}"
-    for m in run.agent:
-        if m.role in ("tool_result", "assistant") and WALL.search(str(m.content)[:20000]):
-            hit = WALL.search(str(m.content)[:20000])
-            return m.t, f"the agent saw \"{hit.group(0)}\""
-    for c in tr.console:
-        if WALL.search(c.text):
-            return c.t, f"console: {c.text[:120]}"
-    return None
-
-
 def _origin(url: str, run: RunDir) -> str:
     """scheme://host:port of a URL, local sites as `{sites.NAME}` (so two runs of one site compare equal)."""
     c = canonical_url(url, run)
@@ -172,10 +156,10 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
             return Cause("infrastructure", f"the run crashed before a submission: {stop}", *_at(tr, last))
         if status == "agent_error":
             return Cause("agent_crash", f"the agent failed before a submission: {stop}", *_at(tr, last))
-        if (wall := _wall(tr)) is not None:
-            st = tr.at(wall[0])
-            return Cause("verification_wall", f"blocked by a verification wall at step {st.n}: {wall[1]}", st.n,
-                         None, st.meaningful[0] if st.meaningful else None)
+        if (wall := find_wall(run.http, run.agent, tr.console)) is not None:  # evaluator/walls.py
+            st = tr.at(wall.t)
+            return Cause("verification_wall", f"blocked by a verification wall at step {st.n}: {wall.describe()}",
+                         st.n, None, st.meaningful[0] if st.meaningful else None, {"wall": wall.to_dict()})
         if (loop := _loop(tr)) is not None:
             return Cause("stuck_looping", f"stuck: repeats {loop.describe()} from {_where(tr, loop)}",
                          *_at(tr, loop))

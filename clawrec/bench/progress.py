@@ -13,7 +13,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-COUNTED = ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "bad_input")
+COUNTED = ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "bad_input", "wall")
 
 
 class Progress:

@@ -73,6 +73,9 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
     if usage.get("input_tokens") is not None or usage.get("output_tokens") is not None:
         tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
     category, gap = diagnosis(st)
+    out = outcome(st)
+    if out == "fail" and category == "verification_wall":
+        out = "wall"  # counted apart, out of the agent's denominators (evaluator/walls.py)
     return {
         "task": st.slot.spec.id, "category": st.slot.spec.category, "agent": st.slot.agent.name,
         "model": st.slot.agent.model, "label": st.slot.agent.label, "trial": st.slot.trial,
@@ -84,7 +87,7 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
         "verdict": st.judge_state if st.kind == "done" else None,
         "judge": (st.verdict or st.judge_error or {}).get("judge"),
         "judge_error": (st.judge_error or {}).get("error"),
-        "outcome": outcome(st), "infra": st.kind == "infra",
+        "outcome": out, "infra": st.kind == "infra",
         "duration": duration, "steps": steps(st), "tokens": tokens,
         "requests": usage.get("requests"), "cost_usd": usage.get("cost_usd"),
         "judge_cost_usd": judge_usage.get("cost_usd"),

@@ -3,7 +3,8 @@
 One row per agent/model; columns Overall + the 8 category groups. Two stages, never mixed: Stage 1 = the terminal
 request was intercepted (the agent got to submitting); Stage 2 = the judge said PASS. Denominators: Stage 1 counts
 finished runs; Stage 2 counts judged runs (PASS or FAIL). Infrastructure failures, runs that refused their input,
-runs not run yet and inconclusive judgments are counted and left out of the denominators (the notes say how many).
+runs not run yet, inconclusive judgments and runs stopped by a verification wall (a bot check or CAPTCHA: outcome
+`wall`, its own column) are counted and left out of the denominators (the notes say how many).
 SE is the binomial standard error sqrt(p(1-p)/n) over runs. With k > 1 trials, pass@k (some trial passes) and pass^k
 (every trial passes) use the unbiased estimators over each task's judged trials (1 - C(n-c,k)/C(n,k) and
 C(c,k)/C(n,k)); tasks with fewer than k judged trials are left out of both and counted.
@@ -28,8 +29,8 @@ from evaluator.failure import CATEGORIES as FAILURES
 
 COLUMNS = ("overall", *CATEGORIES)
 FINISHED = ("pass", "fail", "judge_inconclusive", "unjudged")
-EXCLUDED = ("infra", "stopped", "bad_input", "todo")
-OUTCOMES = ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "stopped", "bad_input", "todo")
+EXCLUDED = ("infra", "stopped", "bad_input", "todo", "wall")
+OUTCOMES = ("pass", "fail", "judge_inconclusive", "unjudged", "infra", "stopped", "bad_input", "todo", "wall")
 
 
 def rate(hits: int, n: int) -> dict[str, Any]:
@@ -117,6 +118,9 @@ def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) 
     if total.get("stopped"):
         notes.append(f"{total['stopped']} run(s) were stopped with the bench; they run again on resume (a stop is "
                      "not a failure and spends no --retries).")
+    if total.get("wall"):
+        notes.append(f"{total['wall']} run(s) were stopped by a verification wall (bot check or CAPTCHA: see each "
+                     "run's diagnosis.json for the URL and marker); they are left out of every denominator.")
     if total.get("todo"):
         notes.append(f"{total['todo']} planned run(s) have not run yet; the table is partial.")
     if total.get("judge_inconclusive"):
@@ -165,7 +169,8 @@ def render_md(summary: dict[str, Any]) -> str:
         lines.append("")
     multi = summary["trials"] > 1
     lines += ["## Runs", "", "| agent | runs | PASS | FAIL | pass@k | pass^k | " + ("consistency | " if multi else "")
-              + "infra failures | judge_inconclusive | median duration | total cost |", "|---" * (10 + multi) + "|"]
+              + "infra failures | verification walls | judge_inconclusive | median duration | total cost |",
+              "|---" * (11 + multi) + "|"]
     for r in summary["rows"]:
         pk = r["pass_k"]
         c = r["counts"]
@@ -175,7 +180,7 @@ def render_md(summary: dict[str, Any]) -> str:
             + (f"{100 * pk['pass_at_k']:.1f}% (k={pk['k']})" if pk and pk["pass_at_k"] is not None else "–") + " | "
             + (f"{100 * pk['pass_hat_k']:.1f}%" if pk and pk["pass_hat_k"] is not None else "–") + " | "
             + ((f"{cons:.2f}" if cons is not None else "–") + " | " if multi else "")
-            + f"{c['infra'] + c['bad_input']} | {c['judge_inconclusive']} | "
+            + f"{c['infra'] + c['bad_input']} | {c['wall']} | {c['judge_inconclusive']} | "
             + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
     lines += _render_failures(summary)
@@ -206,7 +211,7 @@ def render_csv(summary: dict[str, Any]) -> str:
             header += [f"{stage}_{c}", f"{stage}_{c}_se", f"{stage}_{c}_n"]
     header += ["pass_at_k", "pass_hat_k", "k", "runs", "infra", "judge_inconclusive", "median_duration_s",
                "cost_usd", *(f"fail_{c}" for c in summary["failure_categories"]), "fail_unclassified",
-               "self_report_gaps", "consistency"]
+               "self_report_gaps", "consistency", "verification_walls"]
     w.writerow(header)
     for r in summary["rows"]:
         line: list[Any] = [r["label"], r["agent"], r["model"] or ""]
@@ -224,6 +229,6 @@ def render_csv(summary: dict[str, Any]) -> str:
         f = r["failures"]
         cons = (r.get("consistency") or {}).get("mean_pairwise")
         line += [*(f["categories"][c] for c in summary["failure_categories"]), f["unclassified"],
-                 f["self_report_gaps"], "" if cons is None else f"{cons:.6f}"]
+                 f["self_report_gaps"], "" if cons is None else f"{cons:.6f}", r["counts"]["wall"]]
         w.writerow(line)
     return buf.getvalue()
