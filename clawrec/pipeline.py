@@ -279,6 +279,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                        hold=human.hold if human else None,
                        **site.parts(run_dir, clock, own_urls, rec.secrets + prepared.secrets))
     rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets
+    rec.learn_writers += [icpt.archive] if icpt.archive is not None else []  # (the WARC: from then on)
     guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
         writer.guard = guard

@@ -189,6 +189,15 @@ class Capture:
         self.warc.close()
 
     @property
+    def secrets(self) -> list[str]:
+        return list(self.redactor.values)
+
+    @secrets.setter
+    def secrets(self, values: Iterable[str]) -> None:
+        """Learn run secrets (a value typed into a password input): redacted from every exchange written after."""
+        self.redactor.add(values)
+
+    @property
     def stats(self) -> dict[str, Any]:
         return {"exchanges": self.warc.exchanges, "truncated": self.truncated,
                 "bytes": self.path.stat().st_size if self.path.exists() else 0}
