@@ -1,10 +1,10 @@
-"""The agents people bring, side by side: `clawrec bench` with computer-use, browser-use and claude-code on the demo
-social task, each with a right and a wrong script, -j 2, against one scripted model server (offline).
+"""The agents people bring, side by side: `clawrec bench` with computer-use, browser-use, claude-code and codex on the
+demo social task, each with a right and a wrong script, -j 2, against one scripted model server (offline).
 
 What it shows: one Table 2 with a row per agent:model (right scripts PASS, wrong scripts FAIL: the payload judge
 tells them apart), every run caught its terminal request, and two runs at once never shared state (each run's
 private directory is its own and is gone after the run). The model server picks the script by the request's model
-name (`anthropic/cu-pass`, …), so concurrent runs of different rows never mix their conversations.
+name (`cu-pass`, …), so concurrent runs of different rows never mix their conversations.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
 # row (agent, model id) → the audience its script picks: Friends is right, the others are wrong
 ROWS = [("computer-use", "cu-pass", "Friends"), ("computer-use", "cu-fail", "Public"),
         ("browser-use", "bu-pass", "Friends"), ("browser-use", "bu-fail", "Only me"),
-        ("claude-code", "cc-pass", "friends"), ("claude-code", "cc-fail", "public")]
+        ("claude-code", "cc-pass", "friends"), ("claude-code", "cc-fail", "public"),
+        ("codex", "cx-pass", "friends"), ("codex", "cx-fail", "public")]
+PROVIDER = {"codex": "openai"}  # the others speak Anthropic Messages
 
 
 def scripts(out: Path) -> tuple[dict[str, Any], list[ScreenOracle]]:
@@ -70,12 +72,13 @@ def run(out_dir: Path) -> dict:
 
     argv = [sys.executable, "-m", "clawrec.cli", "bench", str(REPO / "specs" / "demo"), "--ids", TASK]
     for agent, model, _ in ROWS:
-        argv += ["--agent", agent, "--model", f"anthropic/{model}"]
+        argv += ["--agent", agent, "--model", f"{PROVIDER.get(agent, 'anthropic')}/{model}"]
     argv += ["-j", "2", "--no-video", "--serve-sites", "--quiet", "--judge", "payload", "--out", str(out)]
     started = time.monotonic()
     try:
         with ModelServer(dispatch) as model:
-            env = {**os.environ, "ANTHROPIC_API_KEY": "sk-bench", "ANTHROPIC_BASE_URL": model.base_url}
+            env = {**os.environ, "ANTHROPIC_API_KEY": "sk-bench", "ANTHROPIC_BASE_URL": model.base_url,
+                   "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": model.openai_base_url}
             proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
             errors = [repr(e) for e in model.script_errors]
     finally:
@@ -87,7 +90,7 @@ def run(out_dir: Path) -> dict:
     rows: dict[str, Any] = {}
     privates = []
     for agent, model, _ in ROWS:
-        trial = out / "runs" / TASK / f"{agent}_anthropic_{model}" / "trial-1"
+        trial = out / "runs" / TASK / f"{agent}_{PROVIDER.get(agent, 'anthropic')}_{model}" / "trial-1"
         manifest = json.loads((trial / "manifest.json").read_text())
         verdict = json.loads((trial / "verdict.json").read_text()).get("verdict")
         log = [json.loads(line) for line in (trial / "agent.jsonl").read_text().splitlines()]
@@ -101,6 +104,7 @@ def run(out_dir: Path) -> dict:
     return {"task": TASK, "jobs": 2, "wall_s": round(wall, 1), "rows": rows, "script_errors": errors,
             "all_as_expected": all(r["verdict"] == r["expected"] and r["status"] == "intercepted"
                                    for r in rows.values()),
-            "private_dirs_distinct_and_gone": len(set(privates)) == len(privates) == 4
+            "private_dirs_distinct_and_gone": len(set(privates)) == len(privates) == sum(a != "computer-use"
+                                                                                       for a, _, _ in ROWS)
             and not any(Path(p).exists() for p in privates),
             "table2": (out / "summary.md").read_text(), "load_average": os.getloadavg()[0]}

@@ -99,7 +99,7 @@ async def arun_task(spec: Any, agent: Any = "command", *, run_dir: str | os.Path
                     archive: bool = False, archive_cap_mb: float | None = None,
                     site_from: str | os.PathLike[str] | None = None) -> RunOutcome:
     """Run one task: `spec` is a path to a spec file or a loaded `Spec` (`load_spec`), `agent` a registered name
-    (`command`, `claude`, `replay`, `openclaw`, `browser-use`, `claude-code`, `computer-use`, `human`,
+    (`command`, `claude`, `replay`, `openclaw`, `browser-use`, `claude-code`, `codex`, `computer-use`, `human`,
     entry points, …) or an agent object. The keyword arguments
     are `clawrec run`'s flags (`replay_from` is `--from`, `video=False` is `--no-video`, `judge=False` is
     `--no-judge`, `archive_cap_mb` is `--archive-cap`)."""

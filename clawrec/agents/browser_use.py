@@ -20,8 +20,8 @@ from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.claude import first_message
 from clawrec.agents.openclaw import mask, secret_values
 from clawrec.agents.openclaw_config import ROOT, resolve_provider
-from clawrec.agents.program import (JsonlTail, Outcome, log_at, private_dir, redactor_of, remove, run_program,
-                                    tail_line)
+from clawrec.agents.program import (JsonlTail, Outcome, log_at, private_dir, redactor_of, remove_soon,
+                                    run_program, tail_line)
 from clawrec.agents.usage import priced
 
 DEFAULT_DIR = ROOT / ".tools" / "browser-use"
@@ -103,7 +103,7 @@ class BrowserUseAgent:
         except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): its steps and usage still count
             outcome = Outcome(None, "stopped by the run", 0.0)
         finally:
-            await asyncio.shield(asyncio.to_thread(remove, private))
+            await remove_soon(private)
         usage = usage_record(model, state["usage"]) if state["usage"] else priced(model, 0, 0, 0)
         steps = state["calls"]
         if outcome.stopped:

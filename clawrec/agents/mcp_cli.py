@@ -3,7 +3,7 @@ instrumented Chromium (`@playwright/mcp --cdp-endpoint`), run non-interactively 
 
 Why this shape: Playwright MCP is the one browser tool both CLIs speak, and `--cdp-endpoint` puts it on our browser
 (never one of its own). Each CLI gets the MCP server as its only tool (Claude Code: `--tools ""` + `--allowedTools
-mcp__playwright`; Codex: a read-only sandbox, no web search), a private 0700 working directory with copies of the
+mcp__playwright`; Codex: its shell, file and web tools off), a private 0700 working directory with copies of the
 task's files (clawrec/agents/program.py: removed at the end and by the watchdog), its config/home there too, and its
 updates/telemetry off. Its JSON event stream (stdout, redacted as it streams) becomes agent.jsonl; the usage it
 reports goes to the manifest. The per-CLI parts are clawrec/agents/claude_code.py and codex.py.
@@ -23,7 +23,7 @@ from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.claude import first_message
 from clawrec.agents.openclaw import mask, secret_values
 from clawrec.agents.openclaw_config import ROOT, Provider, resolve_provider
-from clawrec.agents.program import (JsonlTail, Outcome, private_dir, redactor_of, remove, run_program, tail_line)
+from clawrec.agents.program import JsonlTail, Outcome, private_dir, redactor_of, remove_soon, run_program, tail_line
 from clawrec.agents.usage import priced
 
 TOOLS_DIR = ROOT / ".tools" / "agents"
@@ -85,6 +85,9 @@ class McpCliAgent:
     def usage_record(self, model: str, events: Events) -> dict[str, Any]:
         raise NotImplementedError
 
+    def read_private(self, private: Path, events: Events) -> None:
+        """Last look at the CLI's own files before they are removed (what its event stream did not say)."""
+
     async def run(self, ctx: AgentContext) -> AgentResult:
         self.check(ctx)
         provider = resolve_provider(ctx.model, agent=self.name)
@@ -121,7 +124,10 @@ class McpCliAgent:
         except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): steps and usage still count
             outcome = Outcome(None, "stopped by the run", 0.0)
         finally:
-            await asyncio.shield(asyncio.to_thread(remove, private))
+            try:
+                self.read_private(private, events)
+            finally:
+                await remove_soon(private)
         usage = self.usage_record(model, events) if events.usage else priced(model, 0, 0, 0)
         if outcome.stopped:
             return AgentResult("ok", f"{self.name} {outcome.stopped}", events.calls, usage)

@@ -146,6 +146,16 @@ def remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+async def remove_soon(path: Path) -> None:
+    """Remove the private directory off the event loop. A cancellation that arrives meanwhile (the run's grace ran
+    out while the agent was ending) does not cut the adapter short: the removal goes on in its thread (and the
+    watchdog removes the path too), and the adapter still returns its steps and usage."""
+    try:
+        await asyncio.shield(asyncio.to_thread(remove, path))
+    except asyncio.CancelledError:
+        pass
+
+
 def tail_line(path: Path, limit: int = 300) -> str:
     """The last non-empty line of a log, for a one-line reason."""
     try:

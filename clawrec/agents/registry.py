@@ -32,6 +32,7 @@ BUILTINS: dict[str, str] = {
     "computer-use": "clawrec.agents.computer_use:ComputerUseAgent",
     "browser-use": "clawrec.agents.browser_use:BrowserUseAgent",
     "claude-code": "clawrec.agents.claude_code:ClaudeCodeAgent",
+    "codex": "clawrec.agents.codex:CodexAgent",
 }
 
 

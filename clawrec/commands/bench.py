@@ -80,7 +80,7 @@ def _open_plan(specs: tuple[str, ...], out: Path, agents: tuple[str, ...], model
 @click.argument("specs", nargs=-1, type=str)
 @click.option("--agent", "agents", multiple=True,
               help="Agent to run (repeat to compare agents side by side): command | claude | replay | openclaw | "
-                   "browser-use | claude-code | computer-use | null | random, or a clawrec.agents entry point.")
+                   "browser-use | claude-code | codex | computer-use | null | random, or a clawrec.agents entry point.")
 @click.option("--model", "models", multiple=True,
               help="Model per --agent, in order (one --model for all agents, or several for one agent).")
 @click.option("--sop", "sops", multiple=True, metavar="SOP.md|auto|none",

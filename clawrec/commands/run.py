@@ -57,7 +57,7 @@ def site_from_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.command("run")
 @click.argument("task", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--agent", "agent", required=True,
-              help="command | claude | replay | openclaw | browser-use | claude-code | computer-use | human, "
+              help="command | claude | replay | openclaw | browser-use | claude-code | codex | computer-use | human, "
                    "or a name from the clawrec.agents entry points.")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write the run here (new or empty directory).")

@@ -76,6 +76,8 @@ def for_mcp(script: Script) -> Script:
         prefix = prefix_of(h.tools)
         messages = [replace(m, tool_calls=[to_browser(c, prefix) for c in m.tool_calls]) if m.tool_calls else m
                     for m in h.messages]
+        task = [m for m in messages if m.role == "user" and "Start at:" in m.text][:1]  # Codex sends context first
+        messages = task + [m for m in messages if m.role != "user" or m not in task]
         turn = script(request, History(h.api, request, messages, h.exchanges))
         if not turn.tool_calls:
             return turn

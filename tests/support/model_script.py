@@ -107,7 +107,8 @@ def normalize(api: str, body: dict[str, Any]) -> list[Message]:
         for it in items or []:
             kind = it.get("type", "message")
             if kind == "function_call":
-                call = ToolCall(it.get("name", ""), _args(it.get("arguments")), it.get("call_id", ""))
+                name = f"{it['namespace']}__{it.get('name', '')}" if it.get("namespace") else it.get("name", "")
+                call = ToolCall(name, _args(it.get("arguments")), it.get("call_id", ""))
                 if out and out[-1].role == "assistant":
                     out[-1].tool_calls.append(call)
                 else:
@@ -122,6 +123,9 @@ def normalize(api: str, body: dict[str, Any]) -> list[Message]:
 def tool_names(api: str, body: dict[str, Any]) -> list[str]:
     names = []
     for t in body.get("tools") or []:
+        if t.get("type") == "namespace":  # Responses API tool namespaces (Codex's MCP servers): ns__tool
+            names += [f"{t['name']}__{sub.get('name', '')}" for sub in t.get("tools") or []]
+            continue
         names.append(t.get("name") or (t.get("function") or {}).get("name") or "")
     return names
 

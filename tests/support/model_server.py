@@ -162,7 +162,16 @@ def chat_stream(turn: Turn, model: str, in_tok: int, include_usage: bool) -> lis
     return frames
 
 
-def responses_doc(turn: Turn, model: str, in_tok: int) -> dict[str, Any]:
+def namespaced(name: str, namespaces: tuple[str, ...]) -> dict[str, str]:
+    """A call to a tool inside a Responses `namespace` tool (Codex's `mcp__playwright`) names both: a script says
+    `mcp__playwright__browser_click`, the wire says namespace `mcp__playwright`, name `browser_click`."""
+    for ns in namespaces:
+        if name.startswith(ns + "__"):
+            return {"namespace": ns, "name": name[len(ns) + 2:]}
+    return {"name": name}
+
+
+def responses_doc(turn: Turn, model: str, in_tok: int, namespaces: tuple[str, ...] = ()) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if turn.text:
         output.append({"id": f"msg_{uuid.uuid4().hex[:16]}", "type": "message", "status": "completed",
@@ -170,7 +179,7 @@ def responses_doc(turn: Turn, model: str, in_tok: int) -> dict[str, Any]:
                                                          "annotations": []}]})
     for c in turn.tool_calls:
         output.append({"id": f"fc_{uuid.uuid4().hex[:16]}", "type": "function_call", "status": "completed",
-                       "call_id": c.id, "name": c.name, "arguments": json.dumps(c.arguments)})
+                       "call_id": c.id, **namespaced(c.name, namespaces), "arguments": json.dumps(c.arguments)})
     out_tok = _tokens(output)
     return {"id": f"resp_{uuid.uuid4().hex[:24]}", "object": "response", "created_at": int(time.time()),
             "status": "completed", "model": model, "output": output, "error": None, "incomplete_details": None,
@@ -178,8 +187,8 @@ def responses_doc(turn: Turn, model: str, in_tok: int) -> dict[str, Any]:
                       "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
-def responses_stream(turn: Turn, model: str, in_tok: int) -> list[bytes]:
-    doc = responses_doc(turn, model, in_tok)
+def responses_stream(turn: Turn, model: str, in_tok: int, namespaces: tuple[str, ...] = ()) -> list[bytes]:
+    doc = responses_doc(turn, model, in_tok, namespaces)
     seq = iter(range(10_000))
     frames: list[bytes] = []
 
@@ -335,16 +344,18 @@ class ModelServer:
             return web.json_response(_error_body(api, turn.error, f"scripted HTTP {turn.error}"), status=turn.error)
         model = self.model or str(body.get("model") or "scripted")
         in_tok = _tokens(body)
+        namespaces = tuple(t["name"] for t in body.get("tools") or [] if t.get("type") == "namespace")
         if not body.get("stream"):
-            doc = {"anthropic": anthropic_message, "openai-chat": chat_completion,
-                   "openai-responses": responses_doc}[api](turn, model, in_tok)
+            if api == "openai-responses":
+                return web.json_response(responses_doc(turn, model, in_tok, namespaces))
+            doc = {"anthropic": anthropic_message, "openai-chat": chat_completion}[api](turn, model, in_tok)
             return web.json_response(doc)
         if api == "anthropic":
             frames = anthropic_stream(turn, model, in_tok)
         elif api == "openai-chat":
             frames = chat_stream(turn, model, in_tok, bool((body.get("stream_options") or {}).get("include_usage")))
         else:
-            frames = responses_stream(turn, model, in_tok)
+            frames = responses_stream(turn, model, in_tok, namespaces)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await resp.prepare(request)
         for frame in frames:
