@@ -28,7 +28,7 @@ ALLOWED = {
     "clawrec": {"taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "sites", "factory"},
     "factory": {"taskspec", "sites"},  # the web factory: specs and field paths; sites/' server machinery
 }
-BROWSER_LIBS = ("playwright", "websockets", "aiohttp", "ffmpeg", "anthropic")
+BROWSER_LIBS = ("playwright", "patchright", "websockets", "aiohttp", "ffmpeg", "anthropic")
 PURE = ("taskspec", "rundir", "archive")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
+from patchright.async_api import BrowserContext, Error as PlaywrightError, Page
 
 ACTION_TIMEOUT_MS = 10_000
 SNAPSHOT_LIMIT = 20_000  # characters of ARIA snapshot handed to the model

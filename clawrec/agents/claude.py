@@ -99,7 +99,7 @@ class ClaudeAgent:
 
     async def run(self, ctx: AgentContext) -> AgentResult:
         import anthropic
-        from playwright.async_api import async_playwright
+        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
 
         self.check(ctx)
         model = model_id(ctx.model)

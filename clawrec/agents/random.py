@@ -66,7 +66,7 @@ class RandomAgent:
     name = "random"
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        from playwright.async_api import async_playwright
+        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
 
         seed = seed_for(ctx)
         rng = random.Random(seed)

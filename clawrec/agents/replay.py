@@ -33,7 +33,7 @@ class ReplayAgent:
             raise AgentSetupError(f"--from {src}: no actions.jsonl there (is it a recorded run directory?)")
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        from playwright.async_api import async_playwright
+        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
 
         self.check(ctx)
         src = Path(ctx.options["replay_from"])

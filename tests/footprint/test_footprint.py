@@ -3,17 +3,20 @@ in a page, a cross-site iframe and their dedicated workers) is loaded in a bare 
 debugging port: a person's browser) and under clawrec; every check must read as in the bare browser.
 
 Under clawrec: `clawrec run` headed and headless (recorder, extension, interceptor with an HTTP and a WebSocket rule,
-so the WebSocket guard is in every frame and worker), and hold mode (the interceptor with a Hold, headless; the test
-allows what is held, as the person would). The hold run is also told the DevTools endpoint: the page's WebSocket
+so the WebSocket guard is in every frame and worker; the headless run with --archive), hold mode (the interceptor
+with a Hold, headless; the test allows what is held, as the person would), and archive replay (`--site-from` the
+headless run: the reports are read from the run's http.jsonl, since nothing reaches the server). The hold run is also told the DevTools endpoint: the page's WebSocket
 to it must be refused."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +60,8 @@ def _url(port: str, **extra: str) -> str:
     return f"http://127.0.0.1:{port}/detect.html?frame=http://localhost:{port}{q}"
 
 
-@pytest.fixture(scope="module")
-def bare(pages, display) -> dict[str, dict[str, Any]]:
+def bare_reports(port: str, reports, display) -> dict[str, dict[str, Any]]:
     """The reference: the same Chromium, headed, no debugging port, none of clawrec's flags."""
-    port, reports = pages
     reports.clear()
     profile = tempfile.mkdtemp(prefix="footprint-bare-")
     flags = [f for f in BASE_FLAGS if f.startswith("--") and "remote-" not in f and "blink-features" not in f]
@@ -78,6 +79,11 @@ def bare(pages, display) -> dict[str, dict[str, Any]]:
     return got
 
 
+@pytest.fixture(scope="module")
+def bare(pages, display) -> dict[str, dict[str, Any]]:
+    return bare_reports(*pages, display)
+
+
 def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
@@ -87,10 +93,10 @@ def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _findings(bare: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> list[str]:
+def findings(bare: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]], wheres: set[str] = WHERE) -> list[str]:
     """Every check whose value differs from the bare browser's, per context; BotD must say what it said bare."""
     out = []
-    for where in sorted(WHERE):
+    for where in sorted(wheres):
         a, b = _flat(bare[where]), _flat(got[where])
         for key in sorted(set(a) | set(b)):
             if a.get(key) != b.get(key):
@@ -107,17 +113,43 @@ def _findings(bare: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -
     return out
 
 
-def _clawrec_run(port: str, reports, tmp_path: Path, headless: bool) -> dict[str, dict[str, Any]]:
+class SentReports:
+    """The detector's reports as the run's HTTP layer logged them (archive replay: they never reach the server)."""
+
+    def __init__(self, http_jsonl: Path) -> None:
+        self.path = http_jsonl
+
+    def wait(self, wheres: set[str], timeout: float = 60) -> dict[str, dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        got: dict[str, dict[str, Any]] = {}
+        while time.monotonic() < deadline:
+            lines = self.path.read_text().splitlines() if self.path.exists() else []
+            for line in lines:
+                r = json.loads(line)
+                if r.get("method") == "POST" and str(r.get("url", "")).endswith("/result"):
+                    body = (r.get("body") or {}).get("value")  # the HTTP layer's decoded body {kind, value}
+                    if isinstance(body, dict) and body.get("where"):
+                        got[body["where"]] = body
+            if wheres <= set(got):
+                return got
+            time.sleep(0.1)
+        raise AssertionError(f"reports missing from {self.path}: {sorted(wheres - set(got))}")
+
+
+def clawrec_run(port: str, reports, tmp_path: Path, headless: bool, agent: str | None = None,
+                wheres: set[str] = WHERE, extra: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """`clawrec run` on the detector page with a waiting agent (or `agent`, a command line ending in the file to
+    wait for, given as {done}) and `extra` flags; the reports of `wheres` (`reports` None: from RUN/http.jsonl)."""
     spec = tmp_path / "footprint.yaml"
     base, other = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
     spec.write_text(SPEC.format(base=base, other=other, port=port))
     done = tmp_path / "reported"
-    agent = f"{sys.executable} {Path(__file__).parent / 'wait_agent.py'} {done}"
+    agent = (agent or f"{sys.executable} {Path(__file__).parent / 'wait_agent.py'} {{done}}").format(done=done)
     args = [sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", agent,
-            "--no-judge", "--run-dir", str(tmp_path / "run"), "--no-video"] + (["--headless"] if headless else [])
+            "--no-judge", "--run-dir", str(tmp_path / "run"), "--no-video", *extra] + (["--headless"] if headless else [])
     proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        got = reports.wait(WHERE, 90)
+        got = (reports or SentReports(tmp_path / "run" / "http.jsonl")).wait(wheres, 90)
     except AssertionError:
         proc.kill()
         out, err = proc.communicate(timeout=30)
@@ -157,8 +189,14 @@ async def _hold_run(port: str, reports, tmp_path: Path) -> tuple[dict[str, dict[
         browser.close()
 
 
-@pytest.mark.parametrize("mode", ["headed", "headless", "hold"])
-def test_clawrec_adds_nothing_a_page_can_detect(mode, pages, bare, tmp_path):
+@pytest.fixture(scope="module")
+def archived() -> dict[str, Path]:
+    """The headless run's directory (it also writes archive.warc.gz), for the replay run."""
+    return {}
+
+
+@pytest.mark.parametrize("mode", ["headed", "headless", "hold", "replay"])
+def test_clawrec_adds_nothing_a_page_can_detect(mode, pages, bare, archived, tmp_path):
     port, reports = pages
     reports.clear()
     assert bare["page"]["botd"] == {"bot": False, "kind": None}, bare["page"]["botd"]  # the detector works
@@ -167,6 +205,18 @@ def test_clawrec_adds_nothing_a_page_can_detect(mode, pages, bare, tmp_path):
         got, holds = asyncio.run(_hold_run(port, reports, tmp_path))
         assert '"decision":"allow"' in holds  # the reports were held and allowed: hold mode was on
         assert got["page"]["devtools"] == "refused"  # the page could not open the DevTools WebSocket
+    elif mode == "replay":  # the headless run's archive, served with --site-from: nothing reaches the server
+        # The top page only: the archive (interceptor/capture.py) holds neither the cross-site iframe's document nor
+        # the workers' scripts nor the POSTed reports (measured), so those contexts do not run in the replay.
+        assert "headless" in archived, "the headless run (which archives the page) did not run first"
+        got = clawrec_run(port, None, tmp_path, headless=True, extra=("--site-from", str(archived["headless"])),
+                          wheres={"page"})
+        assert reports.items == [] and findings(bare, got, {"page"}) == []
+        return
     else:
-        got = _clawrec_run(port, reports, tmp_path, headless=mode == "headless")
-    assert _findings(bare, got) == []
+        extra = ("--archive",) if mode == "headless" else ()
+        got = clawrec_run(port, reports, tmp_path, headless=mode == "headless", extra=extra)
+        if mode == "headless":
+            assert (tmp_path / "run" / "archive.warc.gz").stat().st_size > 10_000
+            archived["headless"] = tmp_path / "run"
+    assert findings(bare, got) == []

@@ -3,7 +3,8 @@
 import {collect} from '/checks.js';
 
 const params = new URLSearchParams(location.search);
-const where = params.get('where') || 'page';
+const tag = params.get('agent') ? '@agent' : '';  // a reload by an agent (tests/footprint/measure_agents.py)
+const where = (params.get('where') || 'page') + tag;
 
 async function report(body) {
   await fetch('/result', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
@@ -22,7 +23,7 @@ async function botd() {
 
 function workerReport() {
   return new Promise((resolve) => {
-    const w = new Worker('/worker.js?where=' + where + '-worker', {type: 'module'});
+    const w = new Worker('/worker.js?where=' + where.replace(tag, '') + '-worker' + tag, {type: 'module'});
     w.onmessage = (e) => resolve(e.data);
     w.onerror = (e) => resolve({where: where + '-worker', error: String(e.message)});
   });
@@ -42,9 +43,9 @@ async function devtools() {
 }
 
 (async () => {
-  if (where === 'page' && params.get('frame')) {
+  if (where === 'page' + tag && params.get('frame')) {
     const f = document.createElement('iframe');
-    f.src = params.get('frame') + '/detect.html?where=iframe';
+    f.src = params.get('frame') + '/detect.html?where=iframe' + (tag ? '&agent=1' : '');
     document.body.appendChild(f);
   }
   const result = await collect(where);
