@@ -186,7 +186,6 @@ class Interceptor:
             return futures
         if ttype in ("shared_worker", "service_worker") and not fetch_owner:
             return futures  # a worker's second attachment: its owner session logs, guards and pauses for it
-        futures += self.headless.prepare(session)
         if self.wsguard is not None:
             futures += self.wsguard.prepare(session, self.frames)
         if self.hold is not None:
@@ -196,6 +195,7 @@ class Interceptor:
             futures += self.http.prepare(session, self.frames)
         for mode in (self.archive, self.replay):
             futures += mode.prepare(session) if mode is not None else []
+        futures += self.headless.prepare(session)  # after Network.enable (a worker's override is a Network command)
         if self.console is not None:
             self.console.prepare(session)
         if ttype == "page" and self.http_rules:
@@ -215,7 +215,18 @@ class Interceptor:
         log.error("closing unprotected %s target %s", session.target_type, session.target_info.get("url"))
         fut = self.conn.root.send("Target.closeTarget", {"targetId": session.target_id}) if self.conn else None
         if fut is not None:
-            fut.add_done_callback(lambda f: f.exception() and self._fatal(f"cannot protect target: {exc}"))
+            fut.add_done_callback(lambda f: f.exception() and self.conn.root.spawn(
+                self._gone_or_fatal(session.target_id, exc), "gone-or-fatal"))
+
+    async def _gone_or_fatal(self, target_id: str, exc: BaseException) -> None:
+        """Closing it failed: fine if the target is already gone (a service worker whose script failed to load
+        closes while it is prepared: "Inspected target navigated or closed"), else the browser dies."""
+        try:
+            targets = (await self.conn.root.call("Target.getTargets", timeout=5)).get("targetInfos", [])
+        except (CDPError, AttributeError):
+            targets = [{"targetId": target_id}]
+        if any(t.get("targetId") == target_id for t in targets):
+            self._fatal(f"cannot protect target: {exc}")
 
     # ---- decisions -------------------------------------------------------------------------------------------
     def _paused(self, session: Session, params: dict[str, Any]) -> None:

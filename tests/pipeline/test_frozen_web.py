@@ -60,6 +60,20 @@ def _done(proc: subprocess.Popen) -> tuple[int, str, str]:
     return proc.returncode, out, err
 
 
+def _without_service_worker(rec: Path, out: Path) -> Path:
+    """The run's archive without its service worker's script (a .warc.gz source, as a user may hand one in)."""
+    from archive.warc import WarcFile, read_warc
+
+    got = read_warc(rec / "archive.warc.gz")
+    warc = WarcFile(out)
+    for e in got.exchanges:
+        if not e.url.endswith("/sw.js"):
+            warc.exchange(e.method, e.url, e.req_headers, e.req_body, e.status, e.reason, e.headers, e.body, e.date)
+    warc.metadata(got.info)
+    warc.close()
+    return out
+
+
 @pytest.fixture(scope="module")
 def frozen(tmp_path_factory):
     root = tmp_path_factory.mktemp("frozen")
@@ -71,8 +85,11 @@ def frozen(tmp_path_factory):
         recorded_log = list(site.log)
         # Two replays at once, the site still up (v1): nothing may reach it.
         before = len(site.log)
+        nosw = _without_service_worker(rec, root / "nosw.warc.gz")
         reps = [_run(spec, root / f"rep{i}", "--site-from", str(rec), "--reference", str(rec)) for i in (1, 2)]
+        missing = _run(spec, root / "rep-nosw", "--site-from", str(nosw), "--no-judge")
         results = [_done(p) for p in reps]
+        missing_result = _done(missing)
         replay_log = site.log[before:]
         # The site drifts; the same agent runs live while the WACZ is made, validated and served by pywb.
         site.version = 2
@@ -91,6 +108,7 @@ def frozen(tmp_path_factory):
         pywb = subprocess.run([sys.executable, "-c", PYWB, start], cwd=pywb_dir, capture_output=True, timeout=120)
         live_result = _done(live)
     return {"root": root, "rec": rec, "spec": spec, "recorded_log": recorded_log, "replays": results,
+            "missing": missing_result,
             "replay_log": replay_log, "live": live_result, "archived": archived, "valid": valid, "pywb": pywb,
             "start": start, "urls": dict(site.urls)}
 
@@ -151,6 +169,19 @@ def test_replay_succeeds_offline(frozen):
         assert tiers[("GET", frozen["urls"]["shop"] + "static/clip.webm")]["status"] == 206
         catch = jsonl(run_dir, "interceptions.jsonl")[0]
         assert catch["body"] == reference["body"]  # the archived CSRF token and the v1 price
+
+
+def test_a_miss_is_a_404_listed_and_the_run_goes_on(frozen):
+    """The service worker's script is not in this archive: its registration gets a 404 (a miss in replay.jsonl and
+    the manifest); the worker target that closes while it is being prepared is gone, not unprotected, so the
+    browser is not killed and the agent still orders."""
+    code, out, err = frozen["missing"]
+    run_dir = frozen["root"] / "rep-nosw"
+    m = manifest(run_dir)
+    assert code == 0 and m["status"] == "intercepted", (out, err)
+    misses = [x for x in jsonl(run_dir, "replay.jsonl") if x["tier"] == "miss"]
+    assert [(x["method"], x["url"].rsplit("/", 1)[1], x["status"]) for x in misses] == [("GET", "sw.js", 404)]
+    assert m["site"]["misses"] == 1 and m["site"]["source"].endswith("nosw.warc.gz")
 
 
 def test_two_replays_send_the_same_requests_and_payload(frozen):
