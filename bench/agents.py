@@ -62,6 +62,47 @@ def scripts(out: Path) -> tuple[dict[str, Any], list[ScreenOracle]]:
     return found, oracles
 
 
+# The MCP agents on two more demo tasks with the demo scripts every agent shares (tests/support/scripts): the task is
+# told by its instruction, the scripts are stateless (they read the conversation), so concurrent runs never mix.
+MORE = {"travel-flight-oneway": ("travel", "one-way economy flight"),
+        "shop-trail-order": ("shop", "Northwind Outfitters")}
+
+
+def more_tasks(out: Path) -> dict:
+    import importlib
+
+    plans = {spec: for_mcp(importlib.import_module(f"tests.support.scripts.{mod}").script())
+             for spec, (mod, _) in MORE.items()}
+
+    def dispatch(request: dict[str, Any], h: History) -> Turn:
+        text = json.dumps(request.get("messages") or request.get("input") or "")
+        spec = next((s for s, (_, word) in MORE.items() if word.lower() in text.lower()), None)
+        if spec is None:
+            raise AssertionError(f"no demo task recognised in: {text[:300]}")
+        return plans[spec](request, h)
+
+    argv = [sys.executable, "-m", "clawrec.cli", "bench", str(REPO / "specs" / "demo"), *(
+        a for spec in MORE for a in ("--ids", spec)), "--agent", "claude-code", "--model", "anthropic/scripted",
+        "--agent", "codex", "--model", "openai/scripted", "-j", "2", "--headless", "--serve-sites", "--quiet",
+        "--judge", "payload", "--out", str(out)]
+    started = time.monotonic()
+    with ModelServer(dispatch) as model:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-bench", "ANTHROPIC_BASE_URL": model.base_url,
+               "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": model.openai_base_url}
+        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
+        errors = [repr(e) for e in model.script_errors]
+    if proc.returncode != 0:
+        raise RuntimeError(f"clawrec bench exited {proc.returncode}: {proc.stderr[-2000:]}")
+    rows = {}
+    for trial in sorted(out.glob("runs/*/*/trial-1")):
+        manifest = json.loads((trial / "manifest.json").read_text())
+        verdict = (json.loads((trial / "verdict.json").read_text()) if (trial / "verdict.json").exists()
+                   else {}).get("verdict")
+        rows[f"{trial.parts[-3]} {trial.parts[-2]}"] = {"status": manifest["status"], "verdict": verdict}
+    return {"wall_s": round(time.monotonic() - started, 1), "rows": rows, "script_errors": errors,
+            "all_pass": bool(rows) and all(r["verdict"] == "PASS" for r in rows.values())}
+
+
 def run(out_dir: Path) -> dict:
     out_dir = Path(out_dir)
     out = out_dir / time.strftime("%Y%m%dT%H%M%S")
@@ -85,6 +126,10 @@ def run(out_dir: Path) -> dict:
         for oracle in oracles:
             oracle.close()
     wall = time.monotonic() - started
+    return {**summarize(out, proc, wall, errors), "mcp_agents_more_tasks": more_tasks(out_dir / f"{out.name}-more")}
+
+
+def summarize(out: Path, proc: subprocess.CompletedProcess, wall: float, errors: list[str]) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"clawrec bench exited {proc.returncode}: {proc.stderr[-2000:]}")
     rows: dict[str, Any] = {}
@@ -102,6 +147,7 @@ def run(out_dir: Path) -> dict:
                                     .get("input_tokens"),
                                     "run_s": round(manifest.get("stop_t", 0) - manifest.get("agent_start_t", 0), 1)}
     return {"task": TASK, "jobs": 2, "wall_s": round(wall, 1), "rows": rows, "script_errors": errors,
+
             "all_as_expected": all(r["verdict"] == r["expected"] and r["status"] == "intercepted"
                                    for r in rows.values()),
             "private_dirs_distinct_and_gone": len(set(privates)) == len(privates) == sum(a != "computer-use"
