@@ -20,7 +20,7 @@ test: setup openclaw agents
 	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 bench: setup openclaw agents
-	@$(PY) -m bench
+	@$(PY) -m bench $(BENCH)  # BENCH=factory: clawrec measured on 200 generated sites (bench/factory.py; not in the default set: ~1 h)
 
 fuzz: setup  # the fuzz suite with many random examples (make test runs a few, derandomized)
 	@CLAWREC_FUZZ_EXAMPLES=$${CLAWREC_FUZZ_EXAMPLES:-3000} $(PY) -m pytest -q -p no:cacheprovider tests/taskspec/test_fuzz.py

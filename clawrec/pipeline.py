@@ -42,6 +42,7 @@ class RunRequest:
     runs_dir: Path = Path("runs")
     headless: bool = False
     video: bool = True
+    screenshots: bool = True              # --no-screenshots: no per-action screenshots layer (fast bulk runs)
     model: str | None = None
     reference: Path | None = None
     agent_cmd: str | None = None
@@ -252,7 +253,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     clock = RunClock()
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
-                    video=video, clock=clock, display=run_display(req),
+                    video=video, screenshots=req.screenshots, clock=clock, display=run_display(req),
                     extra_flags=human_flags(req.agent) + site.browser_flags(),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,

@@ -18,9 +18,9 @@ from typing import Any
 from taskspec.fieldpath import MISSING, is_file_part, lookup, values_equal
 
 CLAWREC = [sys.executable, "-m", "clawrec.cli"]
-RUN_FLAGS = ["--headless", "--no-video", "--grace", "0.1", "--no-judge"]
+RUN_FLAGS = ["--headless", "--no-video", "--no-screenshots", "--grace", "0.1", "--no-judge"]
 FAST_ENV = {"CLAWREC_NULL_IDLE_S": "0.3", "CLAWREC_RANDOM_S": "1.5", "CLAWREC_RANDOM_STEPS": "10"}
-EQUALS_HINT = re.compile(r"\(--equals (\S+) would\)")
+EQUALS_HINT = re.compile(r"--equals ([\w.*\[\]-]+)")  # annotate's note or check-spec line naming the field
 
 
 @dataclass
@@ -99,7 +99,7 @@ class SiteRunner:
         proc = clawrec(base, self.env)
         text = proc.stdout + proc.stderr
         hint = EQUALS_HINT.search(text + (out.read_text(encoding="utf-8") if out.exists() else ""))
-        if proc.returncode == 0 and hint:
+        if hint:
             proc = clawrec(base + ["--equals", hint.group(1)], self.env)
             text += proc.stdout + proc.stderr
         return (out if proc.returncode == 0 else None), text

@@ -33,6 +33,7 @@ from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation AP
 )
 from taskspec import dump, placeholders
 from rundir.jsondepth import MAX_RECORD_DEPTH
+from taskspec.fieldpath import decoded
 from taskspec.limits import TooDeep, loads_bounded
 from taskspec.match import query_params
 from taskspec.model import Rule
@@ -230,11 +231,12 @@ def candidates(run: Run) -> list[Candidate]:
         if s.method == "WS":
             out.append(Candidate(s.line, _time(rec), "WS", s.url, s.kind, s.value))
             continue
-        if not s.url.startswith(("http://", "https://")) or is_beacon(rec):
-            continue
         action = _action(rec.get("intercepted"))
+        caught = action in CAUGHT  # a request the run's rule caught is a candidate, even a beacon or a GET
+        if not s.url.startswith(("http://", "https://")) or (is_beacon(rec) and not caught):
+            continue
         kind, value = s.kind, s.value
-        if s.method == "GET" and action == HELD:  # a held GET form submission: its fields are its query
+        if s.method == "GET" and (action == HELD or caught):  # a held/caught GET form submission: its query
             kind, value = "urlencoded", query_params(s.url)
         elif s.method not in MUTATING or graphql_reads_only(s.value):
             continue
@@ -310,7 +312,8 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
         equals["operationName"] = body["operationName"]
         pairs = [(p, v) for p, v in leaves(body) if p.split(".", 1)[0] not in GRAPHQL_SKIP]
     elif c.kind in ("json", "urlencoded", "multipart") and isinstance(body, (dict, list)):
-        pairs = leaves(body)
+        # a form field holding JSON (Aura's `message=`) is descended into, as the matcher and the judges do
+        pairs = leaves({k: decoded(v) for k, v in body.items()} if isinstance(body, dict) else body)
     else:
         pairs = []
     values = dict(pairs)

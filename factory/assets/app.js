@@ -97,10 +97,10 @@
     if (T.encoding !== "graphql_batch") return op;
     return [{ operationName: "Viewer", query: "query Viewer { viewer { id } }", variables: {} }, op];
   }
-  function multipart(payload) {
+  function multipart(payload, withFiles) {   /* the preview leaves the file out (a quote, not an upload) */
     var fd = new FormData();
     Object.keys(payload).forEach(function (k) { if (!C.fields.some(function (f) { return f.key === k && f.widget === "file"; })) fd.append(k, String(payload[k])); });
-    fields().filter(function (f) { return f.widget === "file"; }).forEach(function (f) {
+    fields().filter(function (f) { return withFiles && f.widget === "file"; }).forEach(function (f) {
       if (el(f).files[0]) fd.append(f.key, el(f).files[0]);
     });
     return fd;
@@ -122,7 +122,7 @@
       return ch === "get_form" ? fetch(T.path + "?" + qs) :
         fetch(T.path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: qs });
     }
-    if (ch === "multipart") return fetch(T.path, { method: "POST", body: multipart(payload) });
+    if (ch === "multipart") return fetch(T.path, { method: "POST", body: multipart(payload, !preview) });
     if (ch === "fetch_json" || ch === "popup") return postJSON(T.path, payload);
     if (ch === "rest_method") return postJSON(T.path, payload, T.method);
     if (ch === "service_worker") return viaWorker(T.path, payload);
@@ -130,7 +130,8 @@
     if (ch === "beacon") return navigator.sendBeacon(T.path, new URLSearchParams(payload));
     if (ch === "websocket") { await sockOpen; return sock.send(JSON.stringify(Object.assign({ type: "submit" }, payload))); }
     if (ch === "aura_field") {
-      var message = { actions: [{ id: (++auraN) + ";a", descriptor: "apex://FormController/ACTION$submit",
+      ++auraN;
+      var message = { actions: [{ id: "7;a", descriptor: "apex://FormController/ACTION$submit",
                                   callingDescriptor: "UNKNOWN", params: payload }] };
       var body = new URLSearchParams({ message: JSON.stringify(message), "aura.context": JSON.stringify({ mode: "PROD", app: "one:one" }),
                                        "aura.token": csrf });
