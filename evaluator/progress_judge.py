@@ -57,3 +57,15 @@ def judge_progress(run: RunDir) -> Verdict:
     return Verdict(verdict="PASS" if len(first) == len(names) else "FAIL", judge="progress", conditions=conditions,
                    justification=f"{len(first)} of {len(names)} subgoals reached {when}: progress {progress}",
                    progress=progress, run=str(run.path))
+
+
+def run_progress(path: Any) -> float | None:
+    """The progress of one run directory, or None when it has no subgoal events (not a generated site's run, or
+    unreadable): what the bench summary averages."""
+    try:
+        run = RunDir(path)
+        if not (run.path / R.SUBGOALS).is_file():
+            return None
+        return judge_progress(run).progress
+    except Exception:  # a run that cannot be read has no progress to report; the summary says n
+        return None

@@ -8,6 +8,7 @@ its spec catches a second solver run with the alternate user values and lets eve
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -105,9 +106,14 @@ def evaluate(out: Path, jobs: int = 2, ids: list[str] | None = None,
     (out / "runs").mkdir(exist_ok=True)
     log = out / "runs" / "sites.jsonl"
     started = time.time()
+    done: list[dict[str, Any]] = []
+    lock = threading.Lock()
     with serve_factory(out, log, [e["id"] for e in entries]) as server:
         def one(entry: dict[str, Any]) -> dict[str, Any]:
             res = evaluate_site(out, entry, server.urls, log)
+            with lock:  # the reports so far, after every site: a long eval stopped early still says what it saw
+                done.append(res)
+                write_reports(out, summarize(done, time.time() - started, jobs, len(entries)), done)
             if progress_line:
                 progress_line(f"{entry['id']} ({entry['channel']}): "
                               f"{'ok' if not res['failures'] else '; '.join(res['failures'])}")
@@ -116,6 +122,6 @@ def evaluate(out: Path, jobs: int = 2, ids: list[str] | None = None,
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = list(pool.map(one, entries))
     wall = time.time() - started
-    summary = summarize(results, wall, jobs)
+    summary = summarize(results, wall, jobs, len(entries))
     write_reports(out, summary, results)
     return summary

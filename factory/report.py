@@ -34,12 +34,12 @@ def _metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def summarize(results: list[dict[str, Any]], wall_s: float, jobs: int) -> dict[str, Any]:
+def summarize(results: list[dict[str, Any]], wall_s: float, jobs: int, planned: int | None = None) -> dict[str, Any]:
     n_runs = sum(len(r["runs"]) for r in results)
     by = {key: {v: _metrics([r for r in results if r[key] == v]) for v in sorted({r[key] for r in results})}
           for key in ("family", "channel")}
     return {"overall": _metrics(results), "per_family": by["family"], "per_channel": by["channel"],
-            "runs": n_runs, "wall_s": round(wall_s, 1), "jobs": jobs,
+            "runs": n_runs, "wall_s": round(wall_s, 1), "jobs": jobs, "planned_sites": planned or len(results),
             "runs_per_hour": round(n_runs / wall_s * 3600) if wall_s > 0 else 0,
             "failing": [{"id": r["id"], "family": r["family"], "channel": r["channel"], "failures": r["failures"],
                          "runs": {a: run["dir"] for a, run in r["runs"].items()}} for r in results if r["failures"]]}
@@ -61,7 +61,9 @@ HEADER = ("| | sites | recall | false positives | leaks | judge accuracy | annot
 
 
 def markdown(summary: dict[str, Any]) -> str:
-    lines = ["# clawrec factory eval", "",
+    partial = summary["planned_sites"] != summary["overall"]["sites"]
+    lines = ["# clawrec factory eval", ""] + ([f"Partial: {summary['overall']['sites']} of {summary['planned_sites']} "
+                                                "sites evaluated so far.", ""] if partial else []) + [
              f"{summary['runs']} runs in {summary['wall_s']} s at -j {summary['jobs']}: "
              f"{summary['runs_per_hour']} runs/hour.", "", HEADER, _row("all", summary["overall"]), "",
              "## Per family", "", HEADER] + [_row(k, m) for k, m in summary["per_family"].items()]

@@ -20,7 +20,8 @@ from taskspec.fieldpath import MISSING, is_file_part, lookup, values_equal
 CLAWREC = [sys.executable, "-m", "clawrec.cli"]
 RUN_FLAGS = ["--headless", "--no-video", "--no-screenshots", "--grace", "0.1", "--no-judge"]
 FAST_ENV = {"CLAWREC_NULL_IDLE_S": "0.3", "CLAWREC_RANDOM_S": "1.5", "CLAWREC_RANDOM_STEPS": "10"}
-EQUALS_HINT = re.compile(r"--equals ([\w.*\[\]-]+)")  # annotate's note or check-spec line naming the field
+# annotate's note "(--equals F would)", or the command line it suggests when check-spec rejects its first spec
+EQUALS_HINT = re.compile(r"\(--equals (\S+) would\)|--force --equals (\S+)")
 
 
 @dataclass
@@ -100,7 +101,7 @@ class SiteRunner:
         text = proc.stdout + proc.stderr
         hint = EQUALS_HINT.search(text + (out.read_text(encoding="utf-8") if out.exists() else ""))
         if hint:
-            proc = clawrec(base + ["--equals", hint.group(1)], self.env)
+            proc = clawrec(base + ["--equals", hint.group(1) or hint.group(2)], self.env)
             text += proc.stdout + proc.stderr
         return (out if proc.returncode == 0 else None), text
 

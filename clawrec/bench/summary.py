@@ -79,6 +79,15 @@ def _cost(rows: list[dict[str, Any]]) -> float | None:
     return round(sum(vals), 6) if vals else None
 
 
+def _progress(rows: list[dict[str, Any]], root: Path | None) -> dict[str, Any] | None:
+    """Mean dense progress over the runs of generated sites (RUN/subgoals.jsonl; evaluator/progress_judge.py)."""
+    from evaluator.progress_judge import run_progress
+
+    vals = [p for r in rows if root is not None and r.get("run_dir")
+            and (p := run_progress(root / r["run_dir"])) is not None]
+    return {"mean": round(sum(vals) / len(vals), 4), "n": len(vals)} if vals else None
+
+
 def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) -> dict[str, Any]:
     labels = [a.label for a in plan.agents]
     consistency: dict[str, Any] = {}
@@ -100,7 +109,7 @@ def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) 
                          "consistency": consistency.get(agent.label) if plan.trials > 1 else None,
                          "failures": failures(mine),
                          "median_duration_s": statistics.median(durations) if durations else None,
-                         "cost_usd": _cost(mine)})
+                         "cost_usd": _cost(mine), "progress": _progress(mine, root)})
     best: dict[str, dict[str, list[str]]] = {"stage1": {}, "stage2": {}}
     for stage in ("stage1", "stage2"):
         for col in COLUMNS:
@@ -183,6 +192,10 @@ def render_md(summary: dict[str, Any]) -> str:
             + f"{c['infra'] + c['bad_input']} | {c['wall']} | {c['judge_inconclusive']} | "
             + (f"{r['median_duration_s']:.1f} s" if r["median_duration_s"] is not None else "–") + " | "
             + (f"${r['cost_usd']:.4f}" if r["cost_usd"] is not None else "–") + " |")
+    with_progress = [r for r in summary["rows"] if r.get("progress")]
+    if with_progress:  # tasks with subgoals (generated sites): the dense reward beside PASS/FAIL
+        lines += ["", "Mean progress (subgoals reached before the terminal request / total): " + "; ".join(
+            f"{r['label']} {r['progress']['mean']:.2f} (n={r['progress']['n']})" for r in with_progress) + "."]
     lines += _render_failures(summary)
     marked = any(labels for stage in summary["best"].values() for labels in stage.values())
     lines += ["", " ".join((["Bold: the unique best in the column."] if marked else []) + summary["notes"]), ""]

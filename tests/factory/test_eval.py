@@ -50,3 +50,9 @@ def test_eval_every_channel(tmp_path: Path) -> None:
     subprocess.run(CLAWREC + ["judge", str(null), "--judge", "progress"], capture_output=True, timeout=120)
     verdict = json.loads((null / "verdict.json").read_text())
     assert verdict["verdict"] == "FAIL" and 0 < verdict["progress"] < 1
+
+    # the bench summary's mean progress reads the same files
+    from clawrec.bench.summary import _progress
+
+    rows = [{"run_dir": f"{s['id']}/solver"} for s in report["sites"]]
+    assert _progress(rows, out / "runs") == {"mean": 1.0, "n": len(CHANNELS)}
