@@ -38,7 +38,7 @@ def read_subgoals(run: RunDir) -> tuple[list[str], list[tuple[int, dict[str, Any
 
 
 def catch_time(run: RunDir) -> float | None:
-    times = [rec.t for rec in run.interceptions() if rec.t is not None]
+    times = [rec.t for rec in run.interceptions if rec.t is not None]
     return min(times) if times else None
 
 

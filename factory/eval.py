@@ -101,6 +101,7 @@ def evaluate_site(out: Path, entry: dict[str, Any], urls: dict[str, str], log: P
 def evaluate(out: Path, jobs: int = 2, ids: list[str] | None = None,
              progress_line: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Evaluate OUT's sites (all, or `ids`) with `jobs` sites at a time; writes OUT/eval.json and OUT/eval.md."""
+    out = out.resolve()  # the solver's command line names files in OUT; agents run in their own folder
     index = read_index(out)
     entries = [e for e in index["sites"] if not ids or e["id"] in ids]
     (out / "runs").mkdir(exist_ok=True)

@@ -139,5 +139,13 @@ def payload_diff(entry: dict[str, Any], caught: dict[str, Any]) -> list[str]:
 
 
 def progress(run: RunResult, total: int) -> float:
-    """Subgoals reached before the terminal request (all of the run's when nothing was caught) / total."""
-    return len(set(run.names("subgoal"))) / total if total else 0.0
+    """Subgoals reached before the terminal request was caught (all of the run's when nothing was) / total: what
+    `clawrec judge --judge progress` computes from RUN/subgoals.jsonl."""
+    try:
+        t0 = json.loads((Path(run.run_dir) / "manifest.json").read_text(encoding="utf-8"))["t0"]
+    except (OSError, ValueError, KeyError):
+        return 0.0
+    until = min((c["t"] for c in run.caught if isinstance(c.get("t"), (int, float))), default=None)
+    reached = {e["name"] for e in run.events if e.get("event") == "subgoal"
+               and (until is None or e["t"] - t0 <= until)}
+    return len(reached) / total if total else 0.0

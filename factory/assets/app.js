@@ -127,7 +127,10 @@
     if (ch === "rest_method") return postJSON(T.path, payload, T.method);
     if (ch === "service_worker") return viaWorker(T.path, payload);
     if (ch === "graphql") return postJSON(T.path, graphql(payload));
-    if (ch === "beacon") return navigator.sendBeacon(T.path, new URLSearchParams(payload));
+    if (ch === "beacon") {  /* the preview is awaited (a fetch), so it reaches the server before the beacon */
+      if (preview) return fetch(T.path, { method: "POST", body: new URLSearchParams(payload) });
+      return navigator.sendBeacon(T.path, new URLSearchParams(payload));
+    }
     if (ch === "websocket") { await sockOpen; return sock.send(JSON.stringify(Object.assign({ type: "submit" }, payload))); }
     if (ch === "aura_field") {
       ++auraN;
