@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from factory.model import CHANNELS
 
 CLAWREC = [sys.executable, "-m", "clawrec.cli"]
 
 
+@pytest.mark.timeout(1500)  # ~65 runs of real Chromium: ~3 min idle at -j 2, more under the suite's load
 def test_eval_every_channel(tmp_path: Path) -> None:
     out = tmp_path / "gen"
     gen = subprocess.run(CLAWREC + ["factory", "generate", str(out), "--seed", "24", "--count", str(len(CHANNELS))],
