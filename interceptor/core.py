@@ -9,7 +9,6 @@ import asyncio
 import json
 import logging
 import time
-from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,15 +24,13 @@ from interceptor.headless import HeadlessMask
 from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
-from interceptor.wsguard import WsGuard
-from taskspec.limits import loads_bounded
+from interceptor.wsguard import HELD_BLOCKED, WsGuard, ws_interception
 from rundir.layers import Interception
 from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
 from rundir.redact import Redactor, mask_fields, redact_headers, secret_values
 
 log = logging.getLogger("clawrec.interceptor")
 
-HELD_BLOCKED = "held_blocked"  # the action of a request a person blocked (or left unanswered) in hold mode
 PAUSE_ALL = [{"urlPattern": "*", "requestStage": "Request"}]
 OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread
 
@@ -325,7 +322,7 @@ class Interceptor:
         if session.id is None and self.conn is not None:  # paused at browser level: attribute to its target
             session = next((s for s in self.conn.sessions.values() if s.target_id == params.get("frameId")),
                            session)
-        frame_url = await self._sender_url(session, params)
+        frame_url = await self.frames.sender_url(session, params, self.http.documents if self.http else None)
         target_type = session.target_type
         if self.http is not None and self.http.senders.get(params.get("networkId") or "") == "worker":
             target_type = "worker"  # dedicated workers pause on their parent's session
@@ -349,24 +346,6 @@ class Interceptor:
             record["held"] = held
         self._record(Interception.build(**record), catch=held is None)
 
-    async def _sender_url(self, session: Session, params: dict[str, Any]) -> str:
-        """The document that sent a request. A navigation belongs to the frame's committed document; a subresource
-        to the document in Network.requestWillBeSent (a keepalive fetch on unload is sent while the frame already
-        shows the next page). That event may trail Fetch.requestPaused, so wait briefly (caught requests only, after
-        the answer was sent), then fall back to a full-URL Referer, then to the frame's current document."""
-        current = self.frames.frame_url(session, params.get("frameId"))
-        net_id = params.get("networkId")
-        if params.get("resourceType") == "Document":
-            return current
-        for _ in range(50 if self.http is not None and net_id else 0):
-            if net_id in self.http.documents:
-                return self.http.documents[net_id]
-            await asyncio.sleep(0.01)
-        referer = payload.header(params["request"].get("headers", {}), "referer")
-        if referer and urlsplit(referer).path not in ("", "/"):
-            return referer
-        return current
-
     def _answer(self, paused: PausedRequest, rule: Rule, land: bool = False) -> str:
         if land:  # spec `terminal: land`: recorded, then sent on to the site (a state judge decides; issue 14)
             return paused.continue_(landed=True)
@@ -381,25 +360,7 @@ class Interceptor:
 
     def _ws_caught(self, session: Session, rule: Rule | None, message: dict[str, Any]) -> None:
         """A WebSocket message dropped by the guard (interceptor/wsguard.py); rule None: a person blocked it."""
-        data = message.get("data")
-        decoded: Any = data
-        if isinstance(data, str):
-            try:
-                decoded = loads_bounded(data)
-            except ValueError:  # not JSON, or too deep: kept as text
-                pass
-        held = message.get("held")
-        self._record(Interception.build(**{
-            "rule": rule.name if rule else None, "rule_index": rule.index if rule else None,
-            "url": message.get("url"), "method": "WEBSOCKET",
-            "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_fields(decoded),
-            "body_kind": "json" if decoded is not data else "text",
-            "raw": scrub(data, secret_values(decoded)) if isinstance(data, str) else "",
-            "files": [], "body_complete": True, "tab_url": self.frames.tab_url(session) or message.get("top_url"),
-            "frame_url": message.get("frame_url") or self.frames.frame_url(session, None),
-            "target_type": session.target_type, "resource_type": "WebSocket",
-            "action": HELD_BLOCKED if held else "blocked", **({"held": held} if held else {}),
-        }), catch=not held)
+        self._record(ws_interception(session, rule, message, self.frames), catch=not message.get("held"))
 
     def _record(self, rec: Interception, catch: bool = True) -> None:
         """Write a catch (or, `catch=False`, a request a person blocked in hold mode: not a terminal catch)."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import urlsplit
 
 from interceptor.cdp import Session
+from taskspec import payload
 
 FRAME_TYPES = ("page", "iframe")
 
@@ -77,3 +79,22 @@ class Frames:
         if not opener:
             return None
         return self.urls.get(opener) or infos.get(opener, {}).get("url")
+
+    async def sender_url(self, session: Session, params: dict[str, Any], documents: dict[str, str] | None) -> str:
+        """The document that sent a paused request (`documents`: the HTTP log's networkId -> document URL). A
+        navigation belongs to the frame's committed document; a subresource to the document in
+        Network.requestWillBeSent (a keepalive fetch on unload is sent while the frame already shows the next page).
+        That event may trail Fetch.requestPaused, so wait briefly (caught requests only, after the answer was sent),
+        then fall back to a full-URL Referer, then to the frame's current document."""
+        current = self.frame_url(session, params.get("frameId"))
+        net_id = params.get("networkId")
+        if params.get("resourceType") == "Document":
+            return current
+        for _ in range(50 if documents is not None and net_id else 0):
+            if net_id in documents:
+                return documents[net_id]
+            await asyncio.sleep(0.01)
+        referer = payload.header(params["request"].get("headers", {}), "referer")
+        if referer and urlsplit(referer).path not in ("", "/"):
+            return referer
+        return current

@@ -32,8 +32,14 @@ from typing import Any, Callable
 
 from interceptor.cdp import CDPError, Session
 from interceptor.frames import Frames
+from interceptor.httplog import scrub
+from rundir.layers import Interception
+from rundir.redact import mask_fields, secret_values
+from taskspec import match
 from taskspec.limits import loads_bounded
 from taskspec.model import Rule
+
+HELD_BLOCKED = "held_blocked"  # the action of a request a person blocked (or left unanswered) in hold mode
 
 FRAME_TYPES = ("page", "iframe")
 WORKER_TYPES = ("worker", "shared_worker", "service_worker")
@@ -206,6 +212,29 @@ def js_regex(rule: Rule) -> str:
     if rule.url is not None:
         return src.replace(r"\A", "^").replace(r"\Z", "$")
     return f"^(?:{src})$"
+
+
+def ws_interception(session: Session, rule: Rule | None, message: dict[str, Any], frames: Frames) -> Interception:
+    """The interceptions.jsonl record of a WebSocket message the guard dropped (rule None: a person blocked it)."""
+    data = message.get("data")
+    decoded: Any = data
+    if isinstance(data, str):
+        try:
+            decoded = loads_bounded(data)
+        except ValueError:  # not JSON, or too deep: kept as text
+            pass
+    held = message.get("held")
+    return Interception.build(**{
+        "rule": rule.name if rule else None, "rule_index": rule.index if rule else None,
+        "url": message.get("url"), "method": "WEBSOCKET",
+        "headers": {}, "query": match.query_params(message.get("url") or ""), "body": mask_fields(decoded),
+        "body_kind": "json" if decoded is not data else "text",
+        "raw": scrub(data, secret_values(decoded)) if isinstance(data, str) else "",
+        "files": [], "body_complete": True, "tab_url": frames.tab_url(session) or message.get("top_url"),
+        "frame_url": message.get("frame_url") or frames.frame_url(session, None),
+        "target_type": session.target_type, "resource_type": "WebSocket",
+        "action": HELD_BLOCKED if held else "blocked", **({"held": held} if held else {}),
+    })
 
 
 def compile_rules(rules: list[Rule]) -> list[dict[str, Any]]:
