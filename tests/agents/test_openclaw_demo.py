@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from clawrec.agents.openclaw import secret_values
 from tests.agents.test_openclaw import openclaw_pids
@@ -68,9 +69,12 @@ def test_openclaw_completes_demo_task(script, spec_id, site, terminal, provider,
     assert all(c["id"] in results for c in calls[:-1])  # the last may be cut short by the stop
     kinds = {c["content"].get("kind", c["content"]["action"]) for c in calls}
     assert {"navigate", "snapshot", "type", "click"} <= kinds
-    task_user = json.loads((run_dir / "task.json").read_text())["user"]
-    text = (run_dir / "agent.jsonl").read_text()
-    assert [v for _, v in secret_values(task_user) if len(v) >= 6 and v in text] == []  # e.g. the jobs password
+    # The spec's own values (task.json holds them redacted): none of 6+ characters is in agent.jsonl or task.json.
+    spec_user = yaml.safe_load((REPO / "specs" / "demo" / f"{spec_id}.yaml").read_text())["user"]
+    long_secrets = [v for _, v in secret_values(spec_user) if len(v) >= 6]  # e.g. the jobs password, the card
+    for name in ("agent.jsonl", "task.json"):
+        text = (run_dir / name).read_text()
+        assert [v for v in long_secrets if v in text] == [], name
     times = [r["t"] for r in log]
     assert times == sorted(times) and times[-1] <= m.get("stop_t", times[-1]) + 5
     # OpenClaw's log and config are in the run dir, without the key; its private state dir and process group are gone.
