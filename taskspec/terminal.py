@@ -97,7 +97,9 @@ def rule_of(rules: Sequence[Rule], rec: Any, sites: Mapping[str, str] | None = N
     if filled_for:
         url = rebase(url, sites, filled_for)
     method, body, bases = str(_get(rec, "method") or ""), body_of(rec), filled_for or sites
-    rules = [(rule, filled(rule, bases) if bases else rule) for rule in rules]
+    # A rule whose `{sites.NAME}` the runs cannot fill (their manifests do not list that site) matches nothing.
+    rules = [(rule, f) for rule in rules
+             if not unfilled(f := filled(rule, bases) if bases else rule)]
     hit = next((rule for rule, f in rules if fills(f, method, url, body)), None)
     if hit is None and endpoint:
         hit = next((rule for rule, f in rules if sent_to(f, method, url)), None)
@@ -118,6 +120,11 @@ def _on_rule_port(rule: Rule, url: str) -> str:
     if r.hostname in LOOPBACK and u.hostname in LOOPBACK and r.scheme == u.scheme and "*" not in r.netloc:
         return urlunsplit(u._replace(netloc=r.netloc))
     return url
+
+
+def unfilled(rule: Rule) -> bool:
+    """The rule still names a `{sites.NAME}` placeholder (no base URL known for it)."""
+    return placeholders.has_placeholder(rule.url) or placeholders.has_placeholder(rule.url_regex)
 
 
 def filled(rule: Rule, sites: Mapping[str, str]) -> Rule:
