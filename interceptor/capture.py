@@ -9,6 +9,12 @@ Chrome would not keep (media streamed from the cache, over the cap) is archived 
 truncated. Response headers come from responseReceivedExtraInfo when Chrome sends it (the wire headers, both
 Set-Cookie lines); redirects are their own exchanges (requestWillBeSent.redirectResponse).
 
+Events are joined by requestId across sessions, not per session (measured, Chromium 156, headless): a cross-site
+iframe's document is announced and answered on its parent's session but finishes on the iframe's; a dedicated
+worker's script is announced on its parent's session and answered and finished on the worker's; a worker's
+ExtraInfo arrives on its parent's. The body is read on the session that saw loadingFinished. A load that fails after
+its response (a 204 Chrome ends with ERR_ABORTED, a body cut by navigation) is archived with the body it had.
+
 Secrets: request headers and bodies pass the run's redaction policy like http.jsonl (rundir/redact.py); a
 Set-Cookie value is redacted when its cookie is HttpOnly or secret-named (a replay serves responses and page
 scripts can read only the others); response bodies are kept (a replay needs them).
@@ -87,12 +93,12 @@ class Capture:
         on("Network.responseReceivedExtraInfo", lambda p: self._wire(session, p))
         on("Network.responseReceived", lambda p: self._response(session, p))
         on("Network.loadingFinished", lambda p: self._finished(session, p))
-        on("Network.loadingFailed", lambda p: self._open.pop(f"{session.id}:{p['requestId']}", None))
+        on("Network.loadingFailed", lambda p: self._failed(p))
         # After the HTTP layer's Network.enable (same queue): these buffers replace its small ones.
         return [session.send("Network.enable", {"maxPostDataSize": 1024 * 1024, **buffers(self.cap)})]
 
     def _request(self, session: Session, p: dict[str, Any]) -> None:
-        key = f"{session.id}:{p['requestId']}"
+        key = p["requestId"]
         prev = self._open.pop(key, None)
         if prev is not None and p.get("redirectResponse"):
             self._respond(prev, p["redirectResponse"], key)
@@ -108,7 +114,7 @@ class Capture:
                            "date": datetime.now(timezone.utc)}
 
     def _wire(self, session: Session, p: dict[str, Any]) -> None:
-        key = f"{session.id}:{p['requestId']}"
+        key = p["requestId"]
         self._extra[key] = _split(p.get("headers"))
         if len(self._extra) > 10_000:  # ExtraInfo of requests never seen (cached, ignored): forget the oldest
             self._extra.pop(next(iter(self._extra)))
@@ -118,13 +124,22 @@ class Capture:
         rec["resp_headers"] = self._extra.pop(key, None) or _split(r.get("headers"))
 
     def _response(self, session: Session, p: dict[str, Any]) -> None:
-        rec = self._open.get(f"{session.id}:{p['requestId']}")
+        rec = self._open.get(p["requestId"])
         if rec is not None:
             rec["response"] = p["response"]
             rec["resource_type"] = p.get("type")
 
+    def _failed(self, p: dict[str, Any]) -> None:
+        """A load that failed after its response is still an exchange: archived with no body (cut unless none)."""
+        key = p["requestId"]
+        rec = self._open.pop(key, None)
+        if rec is None or "response" not in rec or self.closed:
+            return
+        self._respond(rec, rec.pop("response"), key)
+        self._write(rec, b"", not (rec["method"] == "HEAD" or rec["status"] in (204, 304)))
+
     def _finished(self, session: Session, p: dict[str, Any]) -> None:
-        key = f"{session.id}:{p['requestId']}"
+        key = p["requestId"]
         rec = self._open.pop(key, None)
         if rec is None or "response" not in rec or self.closed:
             return
