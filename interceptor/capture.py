@@ -189,9 +189,14 @@ class Capture:
             log.exception("archive: writing an exchange failed")
 
     async def close(self, info: dict[str, Any] | None = None, timeout: float = 10.0) -> None:
-        """Wait (bounded) for bodies being read, write the replay info record, close the file."""
+        """Archive what was answered but not finished, wait (bounded) for bodies being read, write the info record."""
         if self.closed:
             return
+        for key, rec in list(self._open.items()):  # answered, still loading (a stream): archived as cut
+            if "response" in rec:
+                del self._open[key]
+                self._respond(rec, rec.pop("response"), key)
+                self._write(rec, b"", True)
         if self._reading:
             await asyncio.wait(list(self._reading), timeout=timeout)
             await asyncio.sleep(0)

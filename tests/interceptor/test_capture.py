@@ -60,6 +60,11 @@ def test_archive_holds_every_target_of_the_footprint_page(tmp_path):
             await open_start_page(browser.ws_url, f"http://127.0.0.1:{port}/detect.html?frame=http://localhost:{port}")
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(None, reports.wait, {"page", "iframe", "page-worker", "iframe-worker"}, 60)
+            for _ in range(600):  # the server has each report before Chrome has its 204: wait for the four ends
+                log = tmp_path / "http.jsonl"
+                if (log.read_text() if log.exists() else "").count('"method":"POST"') == 4:
+                    break
+                await asyncio.sleep(0.05)
             assert icpt.failure is None
         finally:
             await icpt.close(close_browser=True)
