@@ -34,6 +34,9 @@ SECRET_JOINED = frozenset({"pass", "apikey", "accesskey", "secretkey", "privatek
                            "cardnum", "ccnumber", "ccnum", "ccno", "creditcard", "creditcardnumber", "securitycode",
                            "cardcode", "cardcvc", "cardcvv", "onetimecode", "onetimepassword", "verificationcode",
                            "mfacode", "twofactorcode", "2facode", "smscode", "authcode", "setcookie"})
+# Names that hold a secret word but no secret: a job form's work authorization is a legal status (the demo jobs task's
+# `work_authorization: yes` was written `[redacted]`, so the payload judge failed every agent on it).
+NOT_SECRET_JOINED = frozenset({"workauthorization"})
 SECRET_SUFFIXES = ("token", "secret", "key")  # a header named `*-token`, `*-secret`, `*-key`
 ONE_TIME_CODE = re.compile(r"\d{4,8}")  # a bare `code` field is secret when its value looks like a one-time code
 SECRET_AUTOCOMPLETE = re.compile(r"\b(?:new-password|current-password|password|one-time-code|cc-number|cc-csc)\b")
@@ -64,7 +67,7 @@ def _secret_name(name: str) -> bool:
     if low in SECRET_HEADERS:
         return True
     parts = words(name)
-    if not parts:
+    if not parts or "".join(parts) in NOT_SECRET_JOINED:
         return False
     if any(w in SECRET_WORDS for w in parts):
         return True

@@ -15,7 +15,8 @@ SECRET = ["Authorization", "Cookie", "set-cookie", "X-Api-Key", "x-auth-token", 
           "otp", "token", "access_token", "refresh_token", "api_key", "apiKey", "client_secret", "card_number",
           "cardNumber", "cc-number", "cvc", "cvv2", "securityCode", "one_time_code", "csrf_token"]
 NOT_SECRET = ["passengers", "passport", "pinned", "spinner", "shipping", "key", "keyCode", "tokens_used",
-              "couponCode", "postalCode", "cardLast4", "Content-Type", "Sec-WebSocket-Key", "note", "email"]
+              "couponCode", "postalCode", "cardLast4", "Content-Type", "Sec-WebSocket-Key", "note", "email",
+              "work_authorization", "workAuthorization"]
 
 
 @pytest.mark.parametrize("name", SECRET)
