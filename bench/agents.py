@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.mcp_upload import clicks_for_uploads, uploads_via_mcp
+from bench.screen_bridge import PlanOracle, bu_bridge, screen_bridge
 from tests.support.browser_use_plan import bu_plan, click as bu_click, select as bu_select, type_in
 from tests.support.mcp_plans import for_mcp
 from tests.support.model_script import History, Turn
@@ -65,14 +67,17 @@ def scripts(out: Path) -> tuple[dict[str, Any], list[ScreenOracle]]:
 # The MCP agents on two more demo tasks with the demo scripts every agent shares (tests/support/scripts): the task is
 # told by its instruction, the scripts are stateless (they read the conversation), so concurrent runs never mix.
 MORE = {"travel-flight-oneway": ("travel", "one-way economy flight"),
-        "shop-trail-order": ("shop", "Northwind Outfitters")}
+        "shop-trail-order": ("shop", "Northwind Outfitters"),
+        "jobs-apply-analyst": ("jobs", "Hireloop")}  # the résumé upload through bench/mcp_upload.py
 
 
 def more_tasks(out: Path) -> dict:
     import importlib
 
-    plans = {spec: for_mcp(importlib.import_module(f"tests.support.scripts.{mod}").script())
-             for spec, (mod, _) in MORE.items()}
+    pending: dict[str, list[str]] = {}
+    plans = {spec: uploads_via_mcp(for_mcp(clicks_for_uploads(
+        importlib.import_module(f"tests.support.scripts.{mod}").script(), pending)), pending)
+        for spec, (mod, _) in MORE.items()}
 
     def dispatch(request: dict[str, Any], h: History) -> Turn:
         text = json.dumps(request.get("messages") or request.get("input") or "")
@@ -91,15 +96,62 @@ def more_tasks(out: Path) -> dict:
                "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": model.openai_base_url}
         proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
         errors = [repr(e) for e in model.script_errors]
-    if proc.returncode != 0:
-        raise RuntimeError(f"clawrec bench exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return {**task_rows(out, time.monotonic() - started, errors), "exit": proc.returncode,
+            "table2": (out / "summary.md").read_text() if (out / "summary.md").exists() else proc.stderr[-2000:]}
+
+
+# computer-use and browser-use on the same three tasks, the shared scripts played through bench/screen_bridge.py (one
+# plan per run: the runs' folders are known before the bench starts, so each gets its oracle on the run's browser).
+# browser-use offers coordinate clicks only to models it knows (claude-sonnet-4*, …): the scripted model is named so.
+BRIDGED = {"computer-use": ("cu-demo", screen_bridge), "browser-use": ("claude-sonnet-4-scripted", bu_bridge)}
+
+
+def bridged_tasks(out: Path) -> dict:
+    import importlib
+
+    oracles, plans = [], {}
+    for agent, (model, bridge) in BRIDGED.items():
+        for spec, (mod, _) in MORE.items():
+            oracle = PlanOracle(out / "runs" / spec / f"{agent}_anthropic_{model}" / "trial-1")
+            oracles.append(oracle)
+            plans[model, spec] = bridge(oracle, importlib.import_module(f"tests.support.scripts.{mod}").script())
+
+    def dispatch(request: dict[str, Any], h: History) -> Turn:
+        text = json.dumps(request.get("messages") or "")
+        spec = next((s for s, (_, word) in MORE.items() if word.lower() in text.lower()), None)
+        if spec is None:
+            raise AssertionError(f"no demo task recognised in: {text[:300]}")
+        return plans[str(request.get("model")), spec](request, h)
+
+    argv = [sys.executable, "-m", "clawrec.cli", "bench", str(REPO / "specs" / "demo"), *(
+        a for spec in MORE for a in ("--ids", spec))]
+    for agent, (model, _) in BRIDGED.items():
+        argv += ["--agent", agent, "--model", f"anthropic/{model}"]
+    argv += ["-j", "2", "--no-video", "--serve-sites", "--quiet", "--judge", "payload", "--out", str(out)]
+    started = time.monotonic()
+    try:
+        with ModelServer(dispatch) as model_server:
+            env = {**os.environ, "ANTHROPIC_API_KEY": "sk-bench", "ANTHROPIC_BASE_URL": model_server.base_url}
+            proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
+            errors = sorted({repr(e)[:300] for e in model_server.script_errors})  # a failing step repeats
+    finally:
+        for oracle in oracles:
+            oracle.close()
+    return {**task_rows(out, time.monotonic() - started, errors), "exit": proc.returncode,
+            "table2": (out / "summary.md").read_text() if (out / "summary.md").exists() else proc.stderr[-2000:]}
+
+
+def task_rows(out: Path, wall: float, errors: list[str]) -> dict:
+    """Per run: status, payload verdict, and the stop reason of a run that was not intercepted."""
     rows = {}
     for trial in sorted(out.glob("runs/*/*/trial-1")):
         manifest = json.loads((trial / "manifest.json").read_text())
         verdict = (json.loads((trial / "verdict.json").read_text()) if (trial / "verdict.json").exists()
                    else {}).get("verdict")
-        rows[f"{trial.parts[-3]} {trial.parts[-2]}"] = {"status": manifest["status"], "verdict": verdict}
-    return {"wall_s": round(time.monotonic() - started, 1), "rows": rows, "script_errors": errors,
+        rows[f"{trial.parts[-3]} {trial.parts[-2]}"] = {"status": manifest["status"], "verdict": verdict,
+                                                        **({"stop_reason": str(manifest.get("stop_reason"))[:200]}
+                                                           if manifest["status"] != "intercepted" else {})}
+    return {"wall_s": round(wall, 1), "rows": rows, "script_errors": errors,
             "all_pass": bool(rows) and all(r["verdict"] == "PASS" for r in rows.values())}
 
 
@@ -126,7 +178,8 @@ def run(out_dir: Path) -> dict:
         for oracle in oracles:
             oracle.close()
     wall = time.monotonic() - started
-    return {**summarize(out, proc, wall, errors), "mcp_agents_more_tasks": more_tasks(out_dir / f"{out.name}-more")}
+    return {**summarize(out, proc, wall, errors), "mcp_agents_more_tasks": more_tasks(out_dir / f"{out.name}-more"),
+            "bridged_agents_more_tasks": bridged_tasks(out_dir / f"{out.name}-bridged")}
 
 
 def summarize(out: Path, proc: subprocess.CompletedProcess, wall: float, errors: list[str]) -> dict:

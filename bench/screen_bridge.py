@@ -1,0 +1,212 @@
+"""The shared demo scripts (tests/support/scripts, written for OpenClaw's `browser` tool) played to the computer-use
+agent (bench/agents.py): the plan runs on a conversation of its own, whose snapshots are the run's ARIA snapshot
+read by the test-side oracle (tests/support/screen_plan.py), and each page action it picks becomes computer-tool
+calls at true screen coordinates (a click, ctrl+a and typing, a native select by its option's label, the address
+bar for a navigation). The agent under test only ever gets computer-tool calls, as from a real model.
+
+Not playable by computer use: an `upload` (a file chooser is a GTK dialog outside the page: the jobs task).
+`bu_bridge` does the same for browser-use: each page action becomes browser-use actions on the index of the
+same element in the state it sent (found by id attribute, else accessible name).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.support.model_script import History, Message, Script, ToolCall, Turn
+from tests.support.screen_plan import ScreenOracle
+
+PASSIVE = {"snapshot", "wait"}
+
+
+class PlanOracle(ScreenOracle):
+    """The oracle's page seen as the plan sees it: its ARIA snapshot, and where a ref is on the screen."""
+
+    def snapshot(self) -> str:
+        async def snap() -> str:
+            return await (await self._page()).aria_snapshot(mode="ai", timeout=10_000)
+        return self._call(snap())
+
+    def at(self, ref: str, screen: bool = True) -> tuple[int, int] | None:
+        """The centre of a ref's element on the screen (or in the viewport); None while it is not there or moving."""
+        async def where() -> tuple[int, int] | None:
+            page = await self._page()
+            loc = page.locator(f"aria-ref={ref}")
+            try:
+                await loc.scroll_into_view_if_needed(timeout=5_000)
+            except Exception:  # noqa: BLE001 - not stable yet (an animation): the plan waits and looks again
+                return None
+            box = await loc.bounding_box()
+            if not box:
+                return None
+            off = await page.evaluate("[screenX + (outerWidth - innerWidth) / 2, screenY + (outerHeight - innerHeight)]")
+            off = off if screen else [0, 0]
+            return int(off[0] + box["x"] + box["width"] / 2), int(off[1] + box["y"] + box["height"] / 2)
+        return self._call(where())
+
+    def input_type(self, ref: str) -> str:
+        async def kind() -> str:
+            return await (await self._page()).locator(f"aria-ref={ref}").evaluate("el => el.type || ''")
+        return self._call(kind())
+
+    def describe(self, ref: str) -> tuple[str, str, str]:
+        """(id attribute, accessible name or label text, tag) of a ref's element."""
+        async def what() -> list[str]:
+            page = await self._page()
+            return await page.locator(f"aria-ref={ref}").evaluate(
+                "el => [el.id || '', el.getAttribute('aria-label') || (el.labels && el.labels[0] ? "
+                "el.labels[0].innerText : '') || el.innerText || '', el.tagName.toLowerCase()]")
+        ident, name, tag = self._call(what())
+        return ident, name.strip().splitlines()[0] if name.strip() else "", tag
+
+    def option_label(self, ref: str, value: str) -> str:
+        async def label() -> str:
+            page = await self._page()
+            return await page.locator(f"aria-ref={ref}").evaluate(
+                "(el, v) => ([...el.options].find(o => o.value === v || o.label === v) || {label: v}).label", value)
+        return self._call(label())
+
+
+def _kind(a: dict[str, Any]) -> str:
+    return a.get("kind") if a.get("action") == "act" else a.get("action", "")
+
+
+def _actions(oracle: PlanOracle, a: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """Computer-tool calls for one OpenClaw `browser` call (None: its element is not on the screen yet)."""
+    kind = _kind(a)
+    if kind == "navigate":
+        return [{"action": "key", "text": "ctrl+l"}, {"action": "type", "text": a["url"]},
+                {"action": "key", "text": "Return"}]
+    if kind == "wait":
+        return [{"action": "wait", "duration": max(0.2, int(a.get("timeMs") or 400) / 1000)}]
+    if kind == "upload":
+        raise AssertionError("computer use cannot upload a file here: the file chooser is a GTK dialog")
+    at = oracle.at(a["ref"])
+    if at is None:
+        return None
+    click = {"action": "left_click", "coordinate": list(at)}
+    if kind == "click":
+        return [click]
+    if kind == "type":
+        text = a["text"]
+        if oracle.input_type(a["ref"]) == "date" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            text = text[5:7] + text[8:10] + text[:4]  # a date input takes its en-US segments by keyboard
+        return [click, {"action": "key", "text": "ctrl+a"}, {"action": "type", "text": text}] + (
+            [{"action": "key", "text": "Return"}] if a.get("submit") else [])
+    if kind == "select":
+        return [click, {"action": "type", "text": oracle.option_label(a["ref"], a["values"][0])},
+                {"action": "key", "text": "Return"}]
+    raise AssertionError(f"no computer action for {a}")
+
+
+def screen_bridge(oracle: PlanOracle, script: Script) -> Script:
+    """One run's computer-use script playing `script`; answers are remembered by step (a retry gets the same turn)."""
+    memo: dict[int, Turn] = {}
+    mine: list[Message] = []
+
+    def answer(request: dict[str, Any]) -> Turn:
+        for _ in range(60):
+            turn = script(request, History("anthropic", request, mine, []))
+            if not turn.tool_calls:
+                return Turn(text=turn.text)
+            call = turn.tool_calls[0]
+            cid = f"b{len(mine)}"
+            if _kind(call.arguments) == "snapshot":
+                result = oracle.snapshot()
+            else:
+                acts = _actions(oracle, call.arguments)
+                if acts is None:  # not on the screen yet: the plan sees a wait
+                    call, acts = ToolCall("browser", {"action": "act", "kind": "wait", "timeMs": 400}), [
+                        {"action": "wait", "duration": 0.4}]
+                result = "ok"
+            mine.extend([Message("assistant", tool_calls=[ToolCall("browser", call.arguments, cid)]),
+                         Message("tool", result, tool_call_id=cid)])
+            if _kind(call.arguments) != "snapshot":
+                return Turn(tool_calls=[ToolCall("computer", c) for c in acts])
+        raise AssertionError("the plan asked for 60 snapshots in a row")
+
+    def wrapped(request: dict[str, Any], h: History) -> Turn:
+        if h.step in memo:
+            return memo[h.step]
+        if h.step == 0:
+            mine.append(next(m for m in h.messages if m.role == "user"))
+            turn = Turn(tool_calls=[ToolCall("computer", {"action": "screenshot"})])
+        else:
+            turn = answer(request)
+        memo[h.step] = turn
+        return turn
+
+    return wrapped
+
+
+def _bu_index(oracle: PlanOracle, state: str, ref: str) -> int | None:
+    """browser-use's index of the element the plan means: by its id attribute, else its accessible name."""
+    from tests.support.browser_use_plan import elements, find
+
+    ident, name, tag = oracle.describe(ref)
+    if ident:
+        for index, _, said in elements(state):
+            if f"id={ident} " in said + " " or f"id={ident}>" in said:
+                return index
+    return (find(state, name, tag=tag) or find(state, name)) if name else None
+
+
+def _bu_actions(oracle: PlanOracle, state: str, a: dict[str, Any]) -> list[dict[str, Any]] | None:
+    kind = _kind(a)
+    if kind == "navigate":
+        return [{"navigate": {"url": a["url"], "new_tab": False}}]
+    if kind == "wait":
+        return [{"wait": {"seconds": 1}}]
+    if kind == "click":  # by viewport coordinates: the element the plan means, whatever browser-use indexed
+        at = oracle.at(a["ref"], screen=False)
+        return [{"click": {"coordinate_x": at[0], "coordinate_y": at[1]}}] if at else None
+    i = _bu_index(oracle, state, a["ref"])
+    if i is None:
+        return None
+    if kind == "type":
+        return [{"input": {"index": i, "text": a["text"], "clear": True}}] + (
+            [{"send_keys": {"keys": "Enter"}}] if a.get("submit") else [])
+    if kind == "select":
+        return [{"select_dropdown": {"index": i, "text": oracle.option_label(a["ref"], a["values"][0])}}]
+    if kind == "upload":
+        return [{"upload_file": {"index": i, "path": a["paths"][0]}}]
+    raise AssertionError(f"no browser-use action for {a}")
+
+
+def bu_bridge(oracle: PlanOracle, script: Script) -> Script:
+    """One run's browser-use script playing `script` (browser-use sends the whole state each time: one plan step per
+    request; its task text is the plan's first message)."""
+    import json
+
+    from tests.support.browser_use_plan import output, state_text
+
+    mine: list[Message] = []
+
+    def answer(request: dict[str, Any]) -> list[dict[str, Any]]:
+        state = state_text(request)
+        if not mine:
+            task = re.search(r"<user_request>\s*(.*?)\s*</user_request>", state, re.S)
+            mine.append(Message("user", task.group(1) if task else state))
+        for _ in range(60):
+            turn = script(request, History("anthropic", request, mine, []))
+            if not turn.tool_calls:
+                return [{"done": {"text": turn.text, "success": True}}]
+            call = turn.tool_calls[0]
+            cid = f"b{len(mine)}"
+            acts = None if _kind(call.arguments) == "snapshot" else _bu_actions(oracle, state, call.arguments)
+            if _kind(call.arguments) != "snapshot" and acts is None:
+                call, acts = ToolCall("browser", {"action": "act", "kind": "wait", "timeMs": 400}), [
+                    {"wait": {"seconds": 1}}]
+            result = oracle.snapshot() if acts is None else "ok"
+            mine.extend([Message("assistant", tool_calls=[ToolCall("browser", call.arguments, cid)]),
+                         Message("tool", result, tool_call_id=cid)])
+            if acts is not None:
+                return acts
+        raise AssertionError("the plan asked for 60 snapshots in a row")
+
+    def wrapped(request: dict[str, Any], h: History) -> Turn:
+        out = output(answer(request), "next step")
+        return Turn(tool_calls=[ToolCall("AgentOutput", out)]) if h.api == "anthropic" else Turn(text=json.dumps(out))
+
+    return wrapped
