@@ -95,7 +95,7 @@ class SiteRunner:
     def annotate(self, run: RunResult) -> tuple[Path | None, str]:
         """annotate on the solver's run; when its notes name the `--equals` field that tells the terminal
         request from a look-alike (as they tell a person), once more with it. (spec, log)."""
-        out = self.out / "annotated" / f"{self.sid}.yaml"
+        out = self.out / "annotated" / self.sid / f"{self.sid}.yaml"  # its own folder: annotate copies files beside it
         base = ["annotate", run.run_dir, "--out", str(out), "--id", self.sid, "--force"]
         proc = clawrec(base, self.env)
         text = proc.stdout + proc.stderr
