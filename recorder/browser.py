@@ -46,8 +46,9 @@ BASE_FLAGS = [
 # startup infobars are skipped under --test-type (chrome/browser/ui/startup/infobar_utils.cc:
 # AddInfoBarsIfNecessary); the policy CommandLineFlagSecurityWarningsEnabled would need a machine-wide
 # /etc/chromium/policies file (Chromium ignores --policy here, measured). --test-type changed nothing else we could
-# measure (navigator, user agent, extension, CDP; tests/recorder/test_no_sandbox_bar.py).
-QUIET_NO_SANDBOX = ["--test-type"]
+# measure (navigator, user agent, extension, CDP; tests/recorder/test_no_sandbox_bar.py). Not only for root:
+# --disable-blink-features (BASE_FLAGS, webdriver false) raises the same "unsupported command-line flag" bar.
+QUIET_FLAG_BARS = ["--test-type"]
 
 
 class BrowserLaunchError(RuntimeError):
@@ -171,8 +172,9 @@ def launch_browser(
     _disable_preloading(profile)
     flags = [*BASE_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}",
              "--window-position=0,0"]
+    flags += QUIET_FLAG_BARS
     if os.geteuid() == 0:
-        flags += ["--no-sandbox", *QUIET_NO_SANDBOX]
+        flags.append("--no-sandbox")
     if headless:
         flags += ["--headless=new", *headless_flags(window_size)]
     if kiosk and not headless:
