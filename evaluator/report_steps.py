@@ -163,7 +163,7 @@ class StepList:
                 "</table>")
         keys = [self.media.key(self.tr.run.screenshot_file(s)) if s is not None else None for s in (before, after)]
         times = [a.t for a in st.actions if a.t is not None]
-        span = f" data-a0='{min(times):.3f}' data-a1='{max(times):.3f}'" if times else ""  # its first, last action
+        span = f" data-a0='{min(times):.6f}' data-a1='{max(times):.6f}'" if times else ""  # first, last action (µs)
         return (f"<details class=step id='{self.side}-step-{st.n}' data-n='{st.n}' data-t0='{st.t0:.3f}'{span} "
                 f"data-err='{1 if errors else 0}' data-before='{keys[0] or ''}' data-after='{keys[1] or ''}'>"
                 f"<summary><span class=n>{st.n}</span><span class=t data-t='{st.t0:.3f}'>{fmt_t(st.t0)}</span>"
