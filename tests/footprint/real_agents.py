@@ -89,8 +89,10 @@ SCRIPTS: dict[str, Callable[[str, Reports, set[str]], Script]] = {
     "browser-use": browser_use, "computer-use": computer}
 
 
-def run_agent(agent: str, port: str, reports: Reports, tmp: Path, wheres: set[str]) -> tuple[dict[str, Any], str]:
-    """The reports of `wheres` after `agent` opened the page again; and the run's status line."""
+def run_agent(agent: str, port: str, reports: Reports, tmp: Path, wheres: set[str],
+              headless: bool | None = None) -> tuple[dict[str, Any], str]:
+    """The reports of `wheres` after `agent` opened the page again; and the run's status line. `headless` None: the
+    agent's usual mode (computer-use needs the run's X display)."""
     base, other = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
     spec = tmp / "footprint.yaml"
     spec.write_text(SPEC.format(base=base, other=other, port=port).replace("time_s: 120", "time_s: 300"))
@@ -101,7 +103,7 @@ def run_agent(agent: str, port: str, reports: Reports, tmp: Path, wheres: set[st
                "OPENAI_API_KEY": "sk-measure", "OPENAI_BASE_URL": model.openai_base_url}
         argv = [sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", agent, "--model",
                 f"{provider}/scripted", "--no-judge", "--run-dir", str(tmp / "run"), "--no-video"]
-        argv += [] if agent in HEADED else ["--headless"]
+        argv += [] if (agent in HEADED if headless is None else not headless) else ["--headless"]
         proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=600)
         errors = model.script_errors
     manifest = tmp / "run" / "manifest.json"
