@@ -1,30 +1,24 @@
 """`clawrec run --agent browser-use`: the real browser-use (its own venv in .tools/), attached to the run's Chromium
-by CDP URL, completes a demo task against the scripted Anthropic server (tests/support/browser_use_plan.py reads the
-element list browser-use sends). The catch is judged PASS (a wrong script's FAIL: bench/agents.py); its steps are in
-agent.jsonl, its usage in the manifest, and its private directory is gone."""
+by CDP URL, plays a demo task's WRONG script (tests/support/bu_demo.py: audience "Only me") against the scripted
+Anthropic server: the terminal is caught and the payload judge says FAIL (the right scripts' 5/5 PASS:
+test_browser_use_demo.py); its steps are in agent.jsonl, its usage in the manifest, its private directory is gone."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import pytest
-
 from tests.agents.agent_runs import run_demo
-from tests.support.browser_use_plan import bu_plan, click, select, type_in
-
-COMMENT = "Congratulations, Maria!"
-STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
+from tests.support.bu_demo import demo_script
 
 
-# The wrong-script (FAIL) run of this agent is in `make bench` (bench/agents.py): the suite's time budget.
-@pytest.mark.parametrize("audience, verdict", [("Friends", "PASS")])
-def test_browser_use_completes_social_task(audience, verdict, sites, tmp_path, capsys, monkeypatch):
-    script = bu_plan(type_in("Write a comment on Maria Chen", COMMENT, submit=True),
-                     type_in("What's on your mind", STATUS), select("id=audience", audience),
-                     click("Post", tag="button", exact=True), final="Commented and posted the status.")
-    run = run_demo("browser-use", "social-status-update", script, "anthropic", tmp_path / "run", sites, capsys,
-                   monkeypatch)
-    assert run.verdict == verdict
+def test_browser_use_wrong_script_is_judged_fail(sites, tmp_path, capsys, monkeypatch):
+    run = run_demo("browser-use", "social-status-update", demo_script("social-status-update", wrong=True),
+                   "anthropic", tmp_path / "run", sites, capsys, monkeypatch, extra=("--headless",))
+    assert run.verdict == "FAIL"
+    failed = [c for c in json.loads((run.run_dir / "verdict.json").read_text())["conditions"] if not c["met"]]
+    assert [c["condition"] for c in failed] == ['Field audience equals "friends"'], failed
+    assert "only_me" in failed[0]["detail"]
     # browser-use asked our endpoint for its structured output (a forced AgentOutput tool call), with the page's
     # elements it read over CDP.
     first = run.requests[0].body

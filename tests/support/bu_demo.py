@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.support.browser_use_plan import (Action, bu_plan, click, click_nth, prompt_value, select, switch_to, type_in,
-                                            upload, when)
+from tests.support.browser_use_plan import (Action, bu_plan, click, click_nth, prompt_value, select, state_text,
+                                            switch_to, type_in, upload, when)
 from tests.support.model_script import History, Script, Turn
 
 COMMENT = "Congratulations, Maria!"
@@ -111,7 +111,8 @@ def demo_script(task_id: str, *, wrong: bool = False, run_dir: Path | None = Non
 
 
 def dispatching(wrong_models: set[str] = frozenset()) -> Script:
-    """One script for many concurrent runs: a fresh plan per (model, task), the task told by its instruction."""
+    """One script for many runs: a plan per (model, task), fresh at each run's first step (a bench retry starts
+    over), the task told by its instruction. Two concurrent runs of one task need different model names."""
     plans: dict[tuple[str, str], Script] = {}
     lock = threading.Lock()
 
@@ -122,7 +123,9 @@ def dispatching(wrong_models: set[str] = frozenset()) -> Script:
             raise AssertionError(f"no demo task recognised in: {text[:300]}")
         model = str(request.get("model"))
         with lock:
-            plan = plans.setdefault((model, task), demo_script(task, wrong=model in wrong_models))
+            if (model, task) not in plans or re.search(r"<step_info>\s*Step1\b", state_text(request)):
+                plans[model, task] = demo_script(task, wrong=model in wrong_models)  # a run's (or retry's) start
+            plan = plans[model, task]
         return plan(request, h)
 
     return script
