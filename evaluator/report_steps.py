@@ -53,9 +53,26 @@ def request_data(h: HttpRecord, st: RunStep) -> dict[str, Any]:
             "intercepted": h.intercepted or None, "line": h.line, "file": R.HTTP}
 
 
+HELD_BY = {"page": "held by the person (hold mode), blocked on the task page",
+           "terminal": "held by the person (hold mode), blocked in the terminal",
+           "timeout": "held (hold mode), blocked: no answer before the timeout",
+           "end of run": "held (hold mode), blocked: the session ended"}
+
+
+def catch_what(c: Interception) -> str:
+    """Who stopped a recorded request, in words: a rule's catch names its rule; hold mode's block (a person's, or
+    its timeout's) names no rule, it says it was held (interceptions.jsonl `held.by`)."""
+    if c.action == "held_blocked" or c.held:
+        by = str((c.held or {}).get("by") or "")
+        return HELD_BY.get(by, f"held (hold mode), blocked by {by}" if by else "held (hold mode), blocked")
+    return f"rule {c.rule} → {c.action or 'blocked'}" if c.rule is not None else f"{c.action or 'blocked'} (no rule)"
+
+
 def catch_data(c: Interception, st: RunStep) -> dict[str, Any]:
-    return {"kind": "catch", "method": c.method, "url": c.url, "status": f"caught: {c.action or 'blocked'}",
-            "t": c.t, "step": st.n, "rule": c.rule, "target": c.target_type, "frame_url": c.frame_url,
+    held = c.action == "held_blocked" or bool(c.held)
+    return {"kind": "catch", "method": c.method, "url": c.url,
+            "status": catch_what(c) if held else f"caught: {c.action or 'blocked'}",
+            "t": c.t, "step": st.n, "rule": None if held else c.rule, "target": c.target_type, "frame_url": c.frame_url,
             "tab": c.tab_url, "request_headers": c.headers, "query": c.query,
             "payload": clip(c.body, BODY_CAP * 4), "raw": clip(c.raw_body, BODY_CAP), "line": c.line,
             "file": R.INTERCEPTIONS}
@@ -110,8 +127,9 @@ class StepList:
             rid = f"{self.side}-c{c.line}"
             self.requests[rid] = catch_data(c, st)
             rows.append(f"<tr class='l-http caught req' data-req='{rid}' id='{anchor(R.INTERCEPTIONS, c.line)}'>"
-                        f"<td class=t>{fmt_t(c.t)}</td><td><span class='badge l-caught'>caught</span></td>"
-                        f"<td><b>{esc(c.method)} {short(c.url, 300)}</b> rule {esc(c.rule)} → {esc(c.action)}</td>"
+                        f"<td class=t>{fmt_t(c.t)}</td><td><span class='badge l-caught'>"
+                        f"{'held' if c.action == 'held_blocked' or c.held else 'caught'}</span></td>"
+                        f"<td><b>{esc(c.method)} {short(c.url, 300)}</b> {esc(catch_what(c))}</td>"
                         "</tr>")
         for h in st.requests:
             if h.type == "websocket":

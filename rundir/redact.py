@@ -4,7 +4,8 @@ Why one pure module: every layer (http.jsonl, http.har, interceptions.jsonl, act
 metadata, and report.html, which is rendered from them) must hide the same things; one policy applied by the one
 JSONL writer (rundir/records.py JsonlWriter) cannot drift between layers. A secret is replaced by `[redacted]`
 (README "Secrets"):
-- by name: HTTP headers, query parameters, body and record fields whose name is a secret's (`secret_name`);
+- by name: HTTP headers, query parameters, body and record fields whose name is a secret's (`secret_name`), also
+  inside JSON a body carries in a string field (Salesforce Aura's form field `message={"actions":…}`: `json_in`);
 - by input: an action on an input whose type/autocomplete/name says secret (password, one-time-code, cc-number,
   cc-csc) keeps no value and no printable key (`redact_action`);
 - by value: the spec's own secret values (`{env: NAME}` and `secrets:` user fields), the recorder's channel token,
@@ -20,6 +21,8 @@ import json
 import re
 from typing import Any, Iterable
 from urllib.parse import quote_plus
+
+from rundir.jsondepth import MAX_RECORD_DEPTH, loads_bounded
 
 REDACTED = "[redacted]"
 MIN_VALUE_LEN = 3  # shorter values are not scrubbed by value (they would hit unrelated text); names still apply
@@ -44,6 +47,9 @@ SECRET_AUTOCOMPLETE = re.compile(r"\b(?:new-password|current-password|password|o
 # without a secret value, is written as it is (the walk below costs ~20x these substring searches; a regex ~7x).
 SUSPECT = ("pass", "pwd", "secret", "pin", "otp", "token", "cvc", "cvv", "ccv", "csc", "key", "cookie", "authori",
            "card", "code", "cc-", "ccn")
+JSON_IN_LIMIT = 1024 * 1024  # characters of a string field still parsed for the JSON it holds (`json_in`)
+JSON_IN_NEST = 3  # JSON in a string in JSON in a string …: levels looked into (each may be MAX_RECORD_DEPTH deep,
+                  # so a hostile body cannot make the walk recurse past Python's limit)
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUERY = re.compile(r"([?&;])([^=&#;\s\"]+)=([^&#;\s\"]*)")
 _URLISH = ("http://", "https://", "ws://", "wss://", "/", "?")
@@ -112,7 +118,7 @@ def _unquote(text: str) -> str:
     return unquote_plus(text)
 
 
-def secret_values(value: Any, found: list[str] | None = None) -> list[str]:
+def secret_values(value: Any, found: list[str] | None = None, _nest: int = 0) -> list[str]:
     """The clear values of secret-named fields inside a decoded body (to scrub a raw body of them too)."""
     found = [] if found is None else found
     if isinstance(value, dict):
@@ -120,11 +126,32 @@ def secret_values(value: Any, found: list[str] | None = None) -> list[str]:
             if secret_field(k, v) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):
                 found.append(str(v))
             else:
-                secret_values(v, found)
+                secret_values(v, found, _nest)
     elif isinstance(value, list):
         for v in value:
-            secret_values(v, found)
+            secret_values(v, found, _nest)
+    elif isinstance(value, str) and _nest < JSON_IN_NEST:
+        inner = json_in(value)
+        if inner is not None:
+            secret_values(inner, found, _nest + 1)
     return found
+
+
+def json_in(value: str) -> Any:
+    """The JSON object or list a string field holds (Aura's `message=` form field, a `data` field of JSON text),
+    when it may hold a secret name; else None. Why: the key policy must see inside it, or a token there would reach
+    the raw copies (interceptions.jsonl `raw`, the archive's request body) and the decoded body's string as it was."""
+    head = value[:1] if value[:1] in "{[" else value.lstrip()[:1]
+    if head not in ("{", "[") or len(value) > JSON_IN_LIMIT:
+        return None
+    low = value.lower()
+    if not any(word in low for word in SUSPECT):  # no secret name inside: not parsed (most strings, fast)
+        return None
+    try:
+        inner = loads_bounded(value, MAX_RECORD_DEPTH)
+    except ValueError:  # not JSON (a brace in prose), or too deep: by-value redaction still applies to it
+        return None
+    return inner if isinstance(inner, (dict, list)) else None
 
 
 class Redactor:
@@ -244,10 +271,17 @@ def redact_headers(headers: dict[str, Any] | None) -> dict[str, Any]:
     return {k: (REDACTED if secret_name(k) else v) for k, v in (headers or {}).items()}
 
 
-def mask_fields(value: Any) -> Any:
-    """A decoded body with the values of secret-named fields replaced (structure and other fields kept)."""
+def mask_fields(value: Any, _nest: int = 0) -> Any:
+    """A decoded body with the values of secret-named fields replaced (structure and other fields kept). A string
+    field holding JSON with a secret field (`json_in`) is written back as compact JSON (JSON.stringify's form, so a
+    page's `JSON.stringify` output changes only where a value was masked); the judge still reads its fields."""
     if isinstance(value, dict):
-        return {k: (REDACTED if secret_field(k, v) and _scalar(v) else mask_fields(v)) for k, v in value.items()}
+        return {k: (REDACTED if secret_field(k, v) and _scalar(v) else mask_fields(v, _nest))
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [mask_fields(v) for v in value]
+        return [mask_fields(v, _nest) for v in value]
+    if isinstance(value, str) and _nest < JSON_IN_NEST:
+        inner = json_in(value)
+        if inner is not None and secret_values(inner, None, _nest + 1):
+            return json.dumps(mask_fields(inner, _nest + 1), ensure_ascii=False, separators=(",", ":"))
     return value

@@ -148,7 +148,7 @@
     panel.setAttribute("data-step", String(r.step));
     panel.textContent = "";
     var h = document.createElement("h3");
-    h.textContent = (r.kind === "catch" ? "caught request" : "request") + " · step " + r.step;
+    h.textContent = (r.kind === "catch" ? (r.rule === null && /^held/.test(r.status) ? "held request" : "caught request") : "request") + " · step " + r.step;
     panel.appendChild(h);
     var table = document.createElement("table");
     row(table, "method", r.method); row(table, "URL", r.url);
