@@ -281,6 +281,11 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                        **site.parts(run_dir, clock, own_urls, rec.secrets + prepared.secrets))
     rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets
     rec.learn_writers += [icpt.archive] if icpt.archive is not None else []  # (the WARC: from then on)
+    if icpt.archive is not None:  # ... and at finalize, what it wrote before (archive/scrub.py)
+        from archive.scrub import scrub_warc
+        from archive.warc import ARCHIVE
+
+        rec.rewriters[ARCHIVE] = scrub_warc
     guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
         writer.guard = guard

@@ -36,7 +36,7 @@ from recorder.channel import ActionChannel
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
 from rundir.redact import MIN_VALUE_LEN, Redactor
-from rundir.scrub import scrub_run, scrub_values
+from rundir.scrub import Rewriter, scrub_run, scrub_values
 from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
 
@@ -114,6 +114,7 @@ class Recording:
         self._lock = threading.Lock()
         self.learnt: list[str] = []  # values typed into secret inputs: run secrets from then on (learn_secret)
         self.learn_writers: list[JsonlWriter] = []  # the run's other writers (the interceptor's) that learn them too
+        self.rewriters: dict[str, Rewriter] = {}  # run files of a format of their own, scrubbed of them at finalize
 
     # ---- public API -------------------------------------------------------------------------------------------
     @property
@@ -354,7 +355,7 @@ class Recording:
             status = "crashed"
         if self.learnt:  # before the manifest hashes the layers: the hashes are those of the scrubbed files
             redactor = Redactor(self.learnt)
-            scrub_run(self.run_dir, self.learnt)
+            scrub_run(self.run_dir, self.learnt, self.rewriters)
             base, stop_reason = scrub_values(base, redactor), redactor.text(stop_reason)
         self.manifest = manifest.finish(self.run_dir, base, status, stop_reason, ended=ended, failed=self.degraded)
         return self.manifest
