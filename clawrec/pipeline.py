@@ -279,6 +279,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
                        ignore_urls=own_urls, secrets=rec.secrets + prepared.secrets,
                        hold=human.hold if human else None,
                        **site.parts(run_dir, clock, own_urls, rec.secrets + prepared.secrets))
+    if icpt.console is not None:  # pages' uncaught exceptions: from Chromium's log (interceptor/chromelog.py)
+        icpt.console.browser_log = rec.browser.log_path
     rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets
     rec.learn_writers += [icpt.archive] if icpt.archive is not None else []  # (the WARC: from then on)
     if icpt.archive is not None:  # ... and at finalize, what it wrote before (archive/scrub.py)

@@ -38,6 +38,9 @@ BASE_FLAGS = [
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
     "--disable-blink-features=AutomationControlled",
+    # Every frame's console messages, uncaught exceptions included, on stderr (the launch's log_path): the console
+    # layer reads a page's exceptions there, never through Runtime in the page (interceptor/chromelog.py).
+    "--enable-logging=stderr",
 ]
 
 
