@@ -22,6 +22,7 @@ it (atomic: a crash leaves the old archive, never half of one).
 
 from __future__ import annotations
 
+import gzip
 import os
 from io import BytesIO
 from pathlib import Path
@@ -68,8 +69,6 @@ def scrub_warc(path: str | Path, needles: Sequence[str], mark: str = "[redacted]
 
 def _holds(path: Path, needles: list[bytes]) -> bool:
     """Whether the decompressed archive holds any needle (read in chunks; a needle across two chunks is seen)."""
-    import gzip
-
     keep = max(len(n) for n in needles) - 1
     tail = b""
     with gzip.open(path, "rb") as fh:
