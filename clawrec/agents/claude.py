@@ -39,15 +39,16 @@ def model_id(model: str | None) -> str:
     return name
 
 
-def first_message(ctx: AgentContext) -> str:
-    """The task as one plain message: instruction, start page, the user's info as `- key: value` lines, files."""
+def first_message(ctx: AgentContext, files_hint: str = "attach them to file inputs with the `upload` tool") -> str:
+    """The task as one plain message: instruction, start page, the user's info as `- key: value` lines, files (with
+    how this agent's tools attach them)."""
     task = ctx.task
     lines = [task.instruction.strip(), "", f"Start at: {task.start_url}"]
     if task.user:
         lines += ["", "Information about me that you may use:"]
         lines += [f"- {key}: {value}" for key, value in _flat(task.user)]
     if task.files:
-        lines += ["", "Files I provide (attach them to file inputs with the `upload` tool):"]
+        lines += ["", f"Files I provide ({files_hint}):"]
         lines += [f"- {path}" for path in task.files]
     return "\n".join(lines) + "\n"
 

@@ -25,6 +25,9 @@ BETA = {"computer_20250124": "computer-use-2025-01-24", "computer_20251124": "co
 MAX_OUTPUT_TOKENS = 4096
 DEFAULT_TOKEN_LIMIT = 2_000_000
 KEEP_LAST_SCREENSHOTS = 3
+# How a person attaches a file: the browser's file chooser is a GTK dialog on the same display.
+FILES_HINT = ("a file input opens the browser's file dialog: press ctrl+L there, type the file's full path, "
+              "then alt+O to open it")
 
 SYSTEM = """You are a careful agent operating a computer for a user: a Linux X display with a Chromium window that
 is already open on the task's start page. You see the screen through screenshots and act with the mouse and
@@ -96,7 +99,7 @@ class ComputerUseAgent:
         import anthropic
 
         steps = 0
-        messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
+        messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx, FILES_HINT)}]
         ctx.log("user", mask(messages[0]["content"], secrets))
         while True:
             if ctx.stop.is_set():

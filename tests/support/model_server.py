@@ -21,7 +21,8 @@ Routes: Anthropic `POST /v1/messages` (and /messages); OpenAI chat `POST /v1/cha
 SSE when the body says `"stream": true` (Anthropic: message_start, content_block_start/delta(text_delta,
 input_json_delta)/stop, message_delta, message_stop; OpenAI chat: chunks + usage chunk + [DONE]; Responses:
 response.created … response.completed), else one JSON document. Usage tokens are estimated from sizes (~4 chars a
-token). Recorded header names are lower-cased; authorization/x-api-key/cookie values are redacted.
+token; an Anthropic image block as the API bills it, width x height / 750). Recorded header names are lower-cased;
+authorization/x-api-key/cookie values are redacted.
 
 A script is `(request_json, history) -> Turn`; `history` (model_script.History) gives the conversation normalized
 across the three APIs: `.step` (assistant turns so far, stable across retries), `.messages`, `.last_tool_result()`,
@@ -34,7 +35,9 @@ claude_plans.py replays them to the `claude` agent's tools).
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import struct
 import threading
 import time
 import uuid
@@ -67,8 +70,25 @@ class RecordedRequest:
 
 
 def _tokens(value: Any) -> int:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return max(1, len(text) // 4)
+    """~4 characters a token; a base64 image counts as Anthropic bills it (width x height / 750, at most 1600),
+    not by its text: a screenshot is ~1,400 tokens, not the ~30,000 its base64 would be."""
+    images: list[int] = []
+
+    def strip(v: Any) -> Any:
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        if not isinstance(v, dict):
+            return v
+        src = v.get("source")
+        if v.get("type") == "image" and isinstance(src, dict) and isinstance(src.get("data"), str):
+            head = base64.b64decode(src["data"][:32] + "==")[:24]
+            w, h = struct.unpack(">II", head[16:24]) if head[:4] == b"\x89PNG" else (1092, 1092)
+            images.append(min(1600, max(1, w * h // 750)))
+            return {**v, "source": {**src, "data": ""}}
+        return {k: strip(x) for k, x in v.items()}
+
+    text = value if isinstance(value, str) else json.dumps(strip(value), default=str)
+    return max(1, len(text) // 4) + sum(images)
 
 
 def _sse(event: str | None, data: Any) -> bytes:
