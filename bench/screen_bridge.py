@@ -82,7 +82,8 @@ class PlanOracle(ScreenOracle):
 
     def has_file(self, ref: str) -> bool:
         async def files() -> int:
-            return await (await self._page()).locator(f"aria-ref={ref}").evaluate("el => el.files ? el.files.length : 0")
+            page = await self._page()
+            return await page.locator(f"aria-ref={ref}").evaluate("el => el.files ? el.files.length : 0")
         return bool(self._call(files()))
 
     def option_label(self, ref: str, value: str) -> str:

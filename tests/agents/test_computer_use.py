@@ -1,7 +1,8 @@
 """`clawrec run --agent computer-use`: the anthropic SDK's computer-use loop, with screenshots of the run's Xvfb and
-input by xdotool, completes a demo task against the scripted Anthropic server (tests/support/screen_plan.py). The
-terminal request is caught and judged PASS; a wrong script is judged FAIL; the clicks in actions.jsonl are trusted
-and carry screen coordinates that differ from the page's by the browser's toolbar."""
+input by xdotool, plays the wrong social script (tests/support/cu_demo.py: audience Public) against the scripted
+Anthropic server. The terminal request is caught and judged FAIL (the 5 tasks' PASS runs are
+test_computer_use_demo.py's bench); the clicks in actions.jsonl are trusted and carry screen coordinates that differ
+from the page's by the browser's toolbar."""
 
 from __future__ import annotations
 
@@ -9,32 +10,20 @@ import json
 import time
 from pathlib import Path
 
-import pytest
-
 from clawrec.cli import main
 from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
+from tests.support.cu_demo import demo_script
 from tests.support.model_script import Turn
 from tests.support.model_server import ModelServer
-from tests.support.screen_plan import ScreenOracle, click, screen_plan, select, type_
 
-COMMENT = "Congratulations, Maria!"
 STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
 
 
-def social(oracle: ScreenOracle, audience: str):
-    return screen_plan(oracle,
-                       type_("textbox", "Write a comment on Maria Chen", COMMENT, submit=True),
-                       type_("textbox", "What's on your mind", STATUS),
-                       select("combobox", "Audience", audience),
-                       click("button", "Post", exact=True),
-                       final="I commented on Maria's post and published the status.")
-
-
-def run_social(audience: str, sites, tmp_path: Path, capsys, monkeypatch) -> tuple[Path, list, float]:
-    run_dir = tmp_path / f"run-{audience}"
-    oracle = ScreenOracle(run_dir)
+def run_social(sites, tmp_path: Path, capsys, monkeypatch) -> tuple[Path, list, float]:
+    run_dir = tmp_path / "run-wrong"
+    script = demo_script("social-status-update", wrong=True, run_dir=run_dir)
     try:
-        with ModelServer(social(oracle, audience)) as model:
+        with ModelServer(script) as model:
             monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
             monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-secret-123")
             monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
@@ -45,7 +34,7 @@ def run_social(audience: str, sites, tmp_path: Path, capsys, monkeypatch) -> tup
             assert not model.script_errors, model.script_errors
             requests = model.model_requests("anthropic")
     finally:
-        oracle.close()
+        script.close()
     assert code == 0, err
     m = manifest(run_dir)
     assert m["status"] == "intercepted", (m["stop_reason"], m.get("agent_result"))
@@ -58,16 +47,15 @@ def judge(run_dir: Path, capsys) -> str:
     return json.loads((run_dir / "verdict.json").read_text())["verdict"]
 
 
-@pytest.mark.parametrize("audience, verdict", [("Friends", "PASS"), ("Public", "FAIL")])
-def test_computer_use_completes_social_task(audience, verdict, sites, tmp_path, capsys, monkeypatch):
-    run_dir, requests, start = run_social(audience, sites, tmp_path, capsys, monkeypatch)
+def test_computer_use_wrong_social_script_is_caught_and_fails(sites, tmp_path, capsys, monkeypatch):
+    run_dir, requests, start = run_social(sites, tmp_path, capsys, monkeypatch)
     caught = jsonl(run_dir, "interceptions.jsonl")
     assert caught and caught[0]["body"]["text"] == STATUS
-    assert caught[0]["body"]["audience"] == audience.lower()
+    assert caught[0]["body"]["audience"] == "public"
     port = int(sites.urls["social"].rsplit(":", 1)[1].rstrip("/"))
     assert not [r for r in sites.records() if r["t"] >= start and r.get("port") == port
                 and r["path"] == "/api/posts" and r["method"] == "POST"]  # never reached the site
-    assert judge(run_dir, capsys) == verdict
+    assert judge(run_dir, capsys) == "FAIL"
     # The model got the computer tool (no browser handle) and screenshots of the whole screen.
     body = requests[0].body
     assert [t["type"] for t in body["tools"]] == ["computer_20250124"] and body["tools"][0]["display_width_px"] == 1280

@@ -85,14 +85,20 @@ class DemoScript:
     """A Script (callable) for one run, with the oracle it owns: close() it after the run."""
 
     def __init__(self, task_id: str, wrong: bool, run_dir: Path) -> None:
-        module = TASKS[task_id][0]
-        planned = importlib.import_module(f"tests.support.scripts.{module}").script() if module else share_plan()
-        if wrong:
-            planned = swapped(planned, *WRONG[task_id])
+        self.task_id, self.wrong = task_id, wrong
         self.oracle = PlanOracle(run_dir)
-        self._script = screen_bridge(self.oracle, planned)
+        self._script = self._bridge()
+
+    def _bridge(self) -> Script:
+        module = TASKS[self.task_id][0]
+        planned = importlib.import_module(f"tests.support.scripts.{module}").script() if module else share_plan()
+        if self.wrong:
+            planned = swapped(planned, *WRONG[self.task_id])
+        return screen_bridge(self.oracle, planned)
 
     def __call__(self, request: dict[str, Any], h: History) -> Turn:
+        if h.step == 0:  # a new conversation (the bench retries a run that crashed): the plan starts over
+            self._script = self._bridge()
         return self._script(request, h)
 
     def close(self) -> None:
