@@ -9,11 +9,10 @@ Chrome would not keep (media streamed from the cache, over the cap) is archived 
 truncated. Response headers come from responseReceivedExtraInfo when Chrome sends it (the wire headers, both
 Set-Cookie lines); redirects are their own exchanges (requestWillBeSent.redirectResponse).
 
-Events are joined by requestId across sessions, not per session (measured, Chromium 156, headless): a cross-site
-iframe's document is announced and answered on its parent's session but finishes on the iframe's; a dedicated
-worker's script is announced on its parent's session and answered and finished on the worker's; a worker's
-ExtraInfo arrives on its parent's. The body is read on the session that saw loadingFinished. A load that fails after
-its response (a 204 Chrome ends with ERR_ABORTED, a body cut by navigation) is archived with the body it had.
+Events are joined by requestId across sessions (interceptor/netjoin.py, the HTTP log's join too): a worker's script
+and a cross-site iframe's document span two sessions. The body is read on the session that saw loadingFinished. A
+load that fails after its response (a 204 Chrome ends with ERR_ABORTED, a body cut by navigation) is archived with
+the body it had.
 
 Secrets: request headers and bodies pass the run's redaction policy like http.jsonl (rundir/redact.py); a
 Set-Cookie value is redacted when its cookie is HttpOnly or secret-named (a replay serves responses and page
@@ -35,6 +34,7 @@ from typing import Any, Iterable
 from archive.warc import ARCHIVE, DEFAULT_CAP, WarcFile
 from interceptor.cdp import CDPError, Session
 from interceptor.httplog import NETWORK_TYPES, scrub, url_ignored
+from interceptor.netjoin import NetworkJoin
 from rundir.redact import REDACTED, Redactor, mask_fields, redact_headers, secret_name, secret_values
 from taskspec import payload
 
@@ -76,8 +76,8 @@ class Capture:
         self.redactor = Redactor(secrets)
         self.warc = WarcFile(self.path, cap)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="clawrec-warc")  # gzip off the reader loop
-        self._open: dict[str, dict[str, Any]] = {}
-        self._extra: dict[str, list[tuple[str, str]]] = {}
+        self.join: NetworkJoin[dict[str, Any]] = NetworkJoin(
+            self._request, self._redirected, self._response, self._ended, wire_response=self._wire)
         self._reading: set[asyncio.Future] = set()
         self.pages: list[dict[str, Any]] = []
         self.started = datetime.now(timezone.utc)
@@ -88,64 +88,44 @@ class Capture:
     def prepare(self, session: Session) -> list[asyncio.Future]:
         if session.target_type not in NETWORK_TYPES or url_ignored(session.target_info.get("url"), self.ignore):
             return []
-        on = session.on
-        on("Network.requestWillBeSent", lambda p: self._request(session, p))
-        on("Network.responseReceivedExtraInfo", lambda p: self._wire(session, p))
-        on("Network.responseReceived", lambda p: self._response(session, p))
-        on("Network.loadingFinished", lambda p: self._finished(session, p))
-        on("Network.loadingFailed", lambda p: self._failed(p))
+        self.join.listen(session)
         # After the HTTP layer's Network.enable (same queue): these buffers replace its small ones.
         return [session.send("Network.enable", {"maxPostDataSize": 1024 * 1024, **buffers(self.cap)})]
 
-    def _request(self, session: Session, p: dict[str, Any]) -> None:
-        key = p["requestId"]
-        prev = self._open.pop(key, None)
-        if prev is not None and p.get("redirectResponse"):
-            self._respond(prev, p["redirectResponse"], key)
-            self._write(prev, b"", False)
+    def _request(self, session: Session, p: dict[str, Any]) -> dict[str, Any] | None:
         req = p["request"]
         url = req["url"]
         if not url.startswith(SCHEMES) or session.id is not None and url_ignored(url, self.ignore):
-            return
+            return None
         if p.get("type") == "Document" and session.target_type == "page" and p.get("frameId") == session.target_id:
             self.pages.append({"url": url, "ts": datetime.now(timezone.utc).isoformat()})
         raw, _complete = payload.entries_bytes(req) if req.get("hasPostData") else (b"", True)
-        self._open[key] = {"method": req["method"], "url": url, "headers": req.get("headers", {}), "body": raw,
-                           "date": datetime.now(timezone.utc)}
+        return {"method": req["method"], "url": url, "headers": req.get("headers", {}), "body": raw,
+                "date": datetime.now(timezone.utc)}
 
-    def _wire(self, session: Session, p: dict[str, Any]) -> None:
-        key = p["requestId"]
-        self._extra[key] = _split(p.get("headers"))
-        if len(self._extra) > 10_000:  # ExtraInfo of requests never seen (cached, ignored): forget the oldest
-            self._extra.pop(next(iter(self._extra)))
+    def _redirected(self, rec: dict[str, Any], session: Session, response: dict[str, Any]) -> None:
+        self._respond(rec, response)
+        self._write(rec, b"", False)
 
-    def _respond(self, rec: dict[str, Any], r: dict[str, Any], key: str) -> None:
+    def _wire(self, rec: dict[str, Any], p: dict[str, Any]) -> None:
+        rec["wire"] = _split(p.get("headers"))  # the response's wire headers (both Set-Cookie lines)
+
+    def _respond(self, rec: dict[str, Any], r: dict[str, Any]) -> None:
         rec["status"], rec["reason"] = r.get("status", 0), r.get("statusText", "")
-        rec["resp_headers"] = self._extra.pop(key, None) or _split(r.get("headers"))
+        rec["resp_headers"] = rec.pop("wire", None) or _split(r.get("headers"))
 
-    def _response(self, session: Session, p: dict[str, Any]) -> None:
-        rec = self._open.get(p["requestId"])
-        if rec is not None:
-            rec["response"] = p["response"]
-            rec["resource_type"] = p.get("type")
+    def _response(self, rec: dict[str, Any], session: Session, p: dict[str, Any]) -> None:
+        rec["response"] = p["response"]
+        rec["resource_type"] = p.get("type")
 
-    def _failed(self, p: dict[str, Any]) -> None:
+    def _ended(self, rec: dict[str, Any], session: Session, p: dict[str, Any], error: str | None) -> None:
         """A load that failed after its response is still an exchange: archived with no body (cut unless none)."""
-        key = p["requestId"]
-        rec = self._open.pop(key, None)
-        if rec is None or "response" not in rec or self.closed:
+        if "response" not in rec or self.closed:
             return
-        self._respond(rec, rec.pop("response"), key)
-        self._write(rec, b"", not (rec["method"] == "HEAD" or rec["status"] in (204, 304)))
-
-    def _finished(self, session: Session, p: dict[str, Any]) -> None:
-        key = p["requestId"]
-        rec = self._open.pop(key, None)
-        if rec is None or "response" not in rec or self.closed:
-            return
-        self._respond(rec, rec.pop("response"), key)
-        if rec["method"] == "HEAD" or rec["status"] in (204, 304):
-            self._write(rec, b"", False)
+        self._respond(rec, rec.pop("response"))
+        empty = rec["method"] == "HEAD" or rec["status"] in (204, 304)
+        if error is not None or empty:
+            self._write(rec, b"", error is not None and not empty)
             return
         fut = session.send("Network.getResponseBody", {"requestId": p["requestId"]})
         self._reading.add(fut)
@@ -192,10 +172,9 @@ class Capture:
         """Archive what was answered but not finished, wait (bounded) for bodies being read, write the info record."""
         if self.closed:
             return
-        for key, rec in list(self._open.items()):  # answered, still loading (a stream): archived as cut
+        for rec in self.join.drain():  # answered, still loading (a stream): archived as cut
             if "response" in rec:
-                del self._open[key]
-                self._respond(rec, rec.pop("response"), key)
+                self._respond(rec, rec.pop("response"))
                 self._write(rec, b"", True)
         if self._reading:
             await asyncio.wait(list(self._reading), timeout=timeout)

@@ -19,6 +19,7 @@ from taskspec import payload
 from interceptor.cdp import Session
 from interceptor.frames import Frames
 from interceptor.har import write_har
+from interceptor.netjoin import NetworkJoin
 from interceptor.respbody import BUFFERS, ResponseBodies
 from rundir.layers import HttpRecord
 from rundir.records import HAR, HTTP, JsonlWriter, RunClock
@@ -59,7 +60,8 @@ def body_record(decoded: payload.Body, size: int) -> dict[str, Any]:
 
 
 class HttpLog:
-    """Joins Network events per request (keyed by session + requestId) and writes one record when it ends."""
+    """Joins Network events per request (by requestId across sessions: interceptor/netjoin.py) and writes one record
+    when it ends."""
 
     def __init__(self, run_dir: Path, clock: RunClock, ignore: Iterable[str] = (),
                  secrets: Iterable[str] = ()) -> None:
@@ -72,8 +74,9 @@ class HttpLog:
         self.clock = clock
         self.writer = JsonlWriter(run_dir / HTTP, clock, redactor=Redactor(self.secrets))
         self.records: list[dict[str, Any]] = []
-        self._open: dict[str, dict[str, Any]] = {}
-        self._lengths: dict[str, int] = {}  # Content-Length from ExtraInfo that came before its request
+        self.join: NetworkJoin[dict[str, Any]] = NetworkJoin(
+            self._request, self._redirected, self._response, self._finished, wire_request=self._wire_headers)
+        self._frames: Frames | None = None
         self._intercepted: dict[str, str] = {}
         self._ws: dict[str, str] = {}
         self.documents: dict[str, str] = {}  # network requestId -> URL of the document (or worker) that sent it
@@ -89,12 +92,9 @@ class HttpLog:
             # The recorder's own target (its extension worker): nothing it does is the page's traffic. Network stays
             # enabled all the same (the interceptor reads held bodies through it): only the log skips it.
             self._own_sessions.add(session.id)
+        self._frames = frames
+        self.join.listen(session)
         on = session.on
-        on("Network.requestWillBeSent", lambda p: self._request(session, frames, p))
-        on("Network.requestWillBeSentExtraInfo", lambda p: self._wire_headers(session, p))
-        on("Network.responseReceived", lambda p: self._response(session, p))
-        on("Network.loadingFinished", lambda p: self._finished(session, p, None))
-        on("Network.loadingFailed", lambda p: self._finished(session, p, p.get("errorText", "failed")))
         on("Network.webSocketCreated", lambda p: self._ws_created(session, p))
         on("Network.webSocketFrameSent", lambda p: self._ws_frame(session, p, "sent"))
         on("Network.webSocketFrameReceived", lambda p: self._ws_frame(session, p, "received"))
@@ -103,70 +103,55 @@ class HttpLog:
 
     def mark_intercepted(self, network_id: str, action: str) -> None:
         self._intercepted[network_id] = action
-        for key, rec in self._open.items():
-            if rec["id"] == network_id:
-                rec["intercepted"] = action
+        rec = self.join.open.get(network_id)
+        if rec is not None:
+            rec["intercepted"] = action
 
-    def _key(self, session: Session, request_id: str) -> str:
-        return f"{session.id}:{request_id}"
-
-    def _request(self, session: Session, frames: Frames, p: dict[str, Any]) -> None:
-        key = self._key(session, p["requestId"])
-        if p.get("redirectResponse") and key in self._open:
-            prev = self._open.pop(key)
-            prev["response"] = self._response_record(p["redirectResponse"])
-            self._emit(prev)
+    def _request(self, session: Session, p: dict[str, Any]) -> dict[str, Any] | None:
         req = p["request"]
         if p.get("documentURL"):
             self.documents[p["requestId"]] = p["documentURL"]
         self.senders.setdefault(p["requestId"], session.target_type)
         if session.id in self._own_sessions or url_ignored(req["url"], self.ignore):
             self.ignored += 1
-            return
+            return None
         body = None
         if req.get("hasPostData"):
             raw, complete = payload.entries_bytes(req)
             decoded = payload.decode(raw, payload.header(req.get("headers", {}), "content-type"), (), complete)
             body = body_record(decoded, len(raw))
-        self._open[key] = {
+        frames = self._frames
+        return {
             "type": "request", "id": p["requestId"], "target": session.target_type,
             "target_id": session.target_id, "frame": p.get("frameId"),
-            "frame_url": frames.frame_url(session, p.get("frameId")) if p.get("frameId") else None,
+            "frame_url": frames.frame_url(session, p.get("frameId")) if frames and p.get("frameId") else None,
             "url": req["url"], "method": req["method"], "headers": redact_headers(req.get("headers")),
             "body": body, "resource_type": p.get("type"), "wall_time": p.get("wallTime"),
             "started": self.clock.now(), "response": None, "timing": None,
             "intercepted": self._intercepted.get(p["requestId"]),
         }
-        length = self._lengths.pop(key, None)
-        if body is not None and not body["complete"] and length is not None:
-            body["size"] = length
 
-    def _wire_headers(self, session: Session, p: dict[str, Any]) -> None:
+    def _redirected(self, rec: dict[str, Any], session: Session, response: dict[str, Any]) -> None:
+        rec["response"] = self._response_record(response)
+        self._emit(rec)
+
+    def _wire_headers(self, rec: dict[str, Any], p: dict[str, Any]) -> None:
         """The headers as sent: the only place Chrome reports Content-Length (needed for an unavailable body)."""
         length = payload.header(p.get("headers", {}), "content-length")
-        if length.isascii() and length.isdigit() and len(length) < 16:
-            key = self._key(session, p.get("requestId", ""))
-            rec = self._open.get(key)
-            if rec is None:  # ExtraInfo may come first: kept until its request arrives
-                self._lengths[key] = int(length)
-            elif rec.get("body") and not rec["body"].get("complete", True):
-                rec["body"]["size"] = int(length)
+        if length.isascii() and length.isdigit() and len(length) < 16 and rec.get("body") \
+                and not rec["body"].get("complete", True):
+            rec["body"]["size"] = int(length)
 
     def _response_record(self, r: dict[str, Any]) -> dict[str, Any]:
         return {"status": r.get("status"), "status_text": r.get("statusText", ""),
                 "headers": redact_headers(r.get("headers")), "mime": r.get("mimeType", ""),
                 "protocol": r.get("protocol", "")}
 
-    def _response(self, session: Session, p: dict[str, Any]) -> None:
-        rec = self._open.get(self._key(session, p["requestId"]))
-        if rec is not None:
-            rec["response"] = self._response_record(p["response"])
-            rec["timing"] = p["response"].get("timing")
+    def _response(self, rec: dict[str, Any], session: Session, p: dict[str, Any]) -> None:
+        rec["response"] = self._response_record(p["response"])
+        rec["timing"] = p["response"].get("timing")
 
-    def _finished(self, session: Session, p: dict[str, Any], error: str | None) -> None:
-        rec = self._open.pop(self._key(session, p["requestId"]), None)
-        if rec is None:
-            return
+    def _finished(self, rec: dict[str, Any], session: Session, p: dict[str, Any], error: str | None) -> None:
         rec["size"] = p.get("encodedDataLength")
         if error:
             rec["error"] = error
@@ -230,10 +215,9 @@ class HttpLog:
         if self.closed:
             return
         self.bodies.close()
-        for rec in list(self._open.values()):
+        for rec in self.join.drain():
             rec["incomplete"] = True
             self._emit(rec)
-        self._open.clear()
         self.closed = True
         if self._flush_timer is not None:
             self._flush_timer.cancel()
