@@ -137,9 +137,10 @@ class HttpLog:
 
     def _wire_headers(self, rec: dict[str, Any], p: dict[str, Any]) -> None:
         """The headers as sent: the only place Chrome reports Content-Length (needed for an unavailable body)."""
+        if not rec.get("body") or rec["body"].get("complete", True):
+            return  # the usual case: nothing to learn from the wire headers
         length = payload.header(p.get("headers", {}), "content-length")
-        if length.isascii() and length.isdigit() and len(length) < 16 and rec.get("body") \
-                and not rec["body"].get("complete", True):
+        if length.isascii() and length.isdigit() and len(length) < 16:
             rec["body"]["size"] = int(length)
 
     def _response_record(self, r: dict[str, Any]) -> dict[str, Any]:

@@ -189,8 +189,18 @@ class Redactor:
         if isinstance(obj, dict):
             if "target" in obj and secret_input(obj.get("target")):
                 obj = redact_action(obj)
-            return {(self.text(k) if isinstance(k, str) else k):
-                    (REDACTED if secret_field(k, v) and _scalar(v) else self.record(v)) for k, v in obj.items()}
+            out = {}
+            for k, v in obj.items():  # a loop, not a call per value: the HTTP log's records are mostly numbers
+                name = self.text(k) if isinstance(k, str) else k
+                if secret_field(k, v) and _scalar(v):
+                    out[name] = REDACTED
+                elif isinstance(v, str):
+                    out[name] = self.text(v)
+                elif isinstance(v, (dict, list)):
+                    out[name] = self.record(v)
+                else:
+                    out[name] = v
+            return out
         if isinstance(obj, list):
             return [self.record(v) for v in obj]
         if isinstance(obj, str):
