@@ -135,8 +135,11 @@ def _servers() -> Any:
     proc = ctx.Process(target=_serve, args=(child,), name="bench-sites", daemon=True)
     proc.start()
     try:
-        if not parent.poll(60):
-            raise RuntimeError("the bench's site server did not start within 60 s")
+        for _ in range(600):  # up to 60 s; a child that died says so at once
+            if parent.poll(0.1) or not proc.is_alive():
+                break
+        if not parent.poll():
+            raise RuntimeError(f"the bench's site server did not start (exit code {proc.exitcode})")
         yield parent.recv()
     finally:
         with contextlib.suppress(OSError):
