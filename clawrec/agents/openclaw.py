@@ -18,22 +18,20 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
-from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
-from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.base import AgentContext, AgentResult
 from clawrec.agents.openclaw_config import (Install, Provider, build_config, find_install, free_port_block,
                                             resolve_provider, write_config)
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
-from clawrec.agents.output import RedactedPipe, copy_redacted
+from clawrec.agents.output import copy_redacted
+from clawrec.agents.program import log_at, private_dir, redactor_of, run_program
 from clawrec.agents.usage import UsageTotals
 from rundir.redact import Redactor
 
 log = logging.getLogger("clawrec.openclaw")
-POLL_S = 0.25
 DEFAULT_TIMEOUT_S = 1800
 UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only reads files below this root
 SECRET_KEY = re.compile(r"pass(word|code|phrase)?$|secret|token|cvc|cvv|pin$", re.I)
@@ -140,12 +138,9 @@ class OpenClawAgent:
         provider = resolve_provider(ctx.model)
         base = Path(ctx.run_dir) / "openclaw"
         base.mkdir(parents=True, exist_ok=True)
-        private = Path(tempfile.mkdtemp(prefix="clawrec-openclaw-"))  # mode 0700, like the agent's task file
-        if ctx.on_private_path is not None:
-            ctx.on_private_path(private)
+        private = private_dir(ctx, "openclaw")  # mode 0700, like the agent's task file
         secrets = secret_values(ctx.task.user)
-        # The run's policy (its secret values); alone (no pipeline), the user's secret-named values of 6+ characters.
-        redactor = ctx.options.get("redactor") or Redactor(v for _, v in secrets if len(v) >= 6)
+        redactor = redactor_of(ctx, secrets)
         try:
             return await self._run(ctx, install, provider, base, private, secrets, redactor)
         finally:
@@ -173,79 +168,36 @@ class OpenClawAgent:
         ctx.log("system", f"openclaw {install.version} agent exec, model {provider.name}/{provider.model_id}",
                 tool="openclaw", base_url=provider.base_url, api=provider.api, private_dir=str(private))
         reader = TranscriptReader(state)
-        tool_calls = 0
+        tool_calls = 0  # counted by drain, which run_program calls every POLL_S and once more at the end
         totals = UsageTotals(f"{provider.name}/{provider.model_id}")  # usage from the transcript, per model reply
 
         def drain() -> int:
+            nonlocal tool_calls
             count = 0
             for rec in reader.new_records():
                 self._emit(ctx, rec, secrets)
                 count += rec.role == "tool_call"
                 if isinstance(rec.fields.get("usage"), dict):
                     totals.add(rec.fields["usage"])
+            tool_calls += count
             return count
 
-        out, err = RedactedPipe(base / "stdout.json", redactor), RedactedPipe(base / "stderr.log", redactor)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdout=out.fd, stderr=err.fd, stdin=asyncio.subprocess.DEVNULL, cwd=str(workspace), env=env,
-                preexec_fn=new_group_dying_with_parent)
-        except OSError as exc:
-            await self._close(out, err)
-            raise AgentSetupError(f"cannot start OpenClaw ({install.cli}): {exc}") from None
+            outcome = await run_program(ctx, argv, env, workspace, base, redactor, drain, max_steps, "OpenClaw",
+                                        stdout_name="stdout.json")
         finally:
-            out.started()
-            err.started()
-        if ctx.on_process_group is not None:
-            ctx.on_process_group(proc.pid)
-        stopped = ""
-        try:
-            while proc.returncode is None:
-                try:
-                    await asyncio.wait_for(proc.wait(), POLL_S)
-                except asyncio.TimeoutError:
-                    pass
-                tool_calls += drain()
-                if proc.returncode is None and ctx.stop.is_set():
-                    stopped = "stopped by the run"
-                elif proc.returncode is None and max_steps and tool_calls > max_steps:
-                    stopped = f"went past the step limit ({max_steps} tool calls allowed)"
-                if stopped and proc.returncode is None:
-                    await self._kill(proc)
-        except asyncio.CancelledError:
-            await asyncio.shield(self._kill(proc))
-            drain()
-            raise
-        finally:
-            if proc.returncode is None:
-                await asyncio.shield(self._kill(proc))
-            await self._close(out, err)
             if staged_dir:
                 shutil.rmtree(staged_dir, ignore_errors=True)
-        tool_calls += drain()
-        result = self._result(proc.returncode, base / "stdout.json", tool_calls, stopped, timeout_s)
+        result = self._result(outcome.code, base / "stdout.json", tool_calls, outcome.stopped, timeout_s)
         if totals.requests:
             result.usage = {**result.usage, **totals.record()}  # OpenClaw's own envelope counts kept beside
         return result
 
     @staticmethod
     def _emit(ctx: AgentContext, rec: Record, secrets: list[tuple[str, str]]) -> None:
-        """Log one record at the time OpenClaw stored it, on the run clock (the sink's `clock`, or options["t0"])."""
+        """Log one record at the time OpenClaw stored it, on the run clock."""
         fields = mask(dict(rec.fields), secrets)
-        clock = getattr(ctx.log, "clock", None)
-        t0 = getattr(clock, "t0", None) or ctx.options.get("t0")
-        if t0 and fields.get("epoch"):
-            fields["t"] = round(fields["epoch"] - float(t0), 6)
-        ctx.log(rec.role, mask(rec.content, secrets), **fields)
-
-    @staticmethod
-    async def _close(*pipes: RedactedPipe) -> None:
-        """What OpenClaw printed is all in the run directory (redacted) before stdout.json is read."""
-        await asyncio.shield(asyncio.gather(*(asyncio.to_thread(p.close) for p in pipes)))
-
-    @staticmethod
-    async def _kill(proc: asyncio.subprocess.Process, grace: float = 1.0) -> None:
-        await end_group(proc.pid, proc.wait, grace)
+        log_at(ctx, fields.get("epoch"), rec.role, mask(rec.content, secrets), **fields)
 
     @staticmethod
     def _result(code: int | None, stdout_path: Path, steps: int, stopped: str, timeout_s: int) -> AgentResult:

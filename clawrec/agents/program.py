@@ -1,4 +1,4 @@
-"""One agent program run the way clawrec runs every external agent (browser-use, Claude Code, Codex).
+"""One agent program run the way clawrec runs every external agent (OpenClaw, browser-use, Claude Code, Codex).
 
 Why one place: each of them needs the same care. The program runs in its own process group that dies with clawrec
 (and the fail-closed watchdog kills it with the browser); its working files live in a private 0700 temp directory
@@ -39,8 +39,9 @@ def redactor_of(ctx: AgentContext, secrets: list[tuple[str, str]]) -> Redactor:
     return ctx.options.get("redactor") or Redactor(v for _, v in secrets if len(v) >= 6)
 
 
-def log_at(ctx: AgentContext, epoch: float | None, role: str, content: Any, **fields: Any) -> None:
-    """Log a record at the time the program wrote it, on the run clock."""
+def log_at(ctx: AgentContext, epoch: float | None, role: str, content: Any, /, **fields: Any) -> None:
+    """Log a record at the time the program wrote it, on the run clock (the sink's `clock`, or options["t0"]).
+    Positional-only, so that the record's own fields may include an `epoch` (OpenClaw's do)."""
     clock = getattr(ctx.log, "clock", None)
     t0 = getattr(clock, "t0", None) or ctx.options.get("t0")
     if t0 and epoch:
@@ -83,11 +84,13 @@ class Outcome:
 
 async def run_program(ctx: AgentContext, argv: list[str], env: dict[str, str], cwd: Path, out_dir: Path,
                       redactor: Redactor, drain: Callable[[], int], max_steps: int, name: str,
-                      time_limit_s: float | None = None, stdin: Path | None = None) -> Outcome:
+                      time_limit_s: float | None = None, stdin: Path | None = None,
+                      stdout_name: str = "stdout.log") -> Outcome:
     """Run `argv` until it exits, the run stops, it goes past `max_steps` (counted by `drain`, called every
-    POLL_S) or `time_limit_s`; stdout/stderr → out_dir/stdout.log, stderr.log through the policy."""
+    POLL_S) or `time_limit_s`; stdout/stderr → out_dir/`stdout_name`, stderr.log through the policy (both closed,
+    so complete, when this returns)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    out, err = RedactedPipe(out_dir / "stdout.log", redactor), RedactedPipe(out_dir / "stderr.log", redactor)
+    out, err = RedactedPipe(out_dir / stdout_name, redactor), RedactedPipe(out_dir / "stderr.log", redactor)
     start = time.monotonic()
     source = open(stdin, "rb") if stdin is not None else None  # the prompt: never on a command line (ps shows it)
     try:
