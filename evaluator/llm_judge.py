@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 JUDGE_VERSION = 1
 DEFAULT_MODEL = "claude-sonnet-4-6"
 SUBMIT = "submit_verdict"
+TOKEN_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 # USD per million tokens (input, output); cache reads cost 0.1x input, cache writes 1.25x.
 PRICES = {"claude-opus-4": (5.0, 25.0), "claude-sonnet": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0)}
 
@@ -159,6 +160,26 @@ class LLMJudge:
         submission, usage = self._converse(prompt, agent, reference)
         self._cache_put(key, {"submission": submission, "usage": usage})
         return self._to_verdict(submission, usage, agent, reference, spec)
+
+    # --- one request, for the single-question users of this client (sop --llm, the rubric judge) -------------------
+    def ask(self, who: str, usage: dict[str, Any], **kwargs: Any) -> Any:
+        """One Messages request (`kwargs` as messages.create takes them) after the SDK's retries; an API error is one
+        JudgeError line starting with `who`; the request and its token counts are added to the counters `usage`
+        already has (`requests` and any of TOKEN_COUNTS)."""
+        import anthropic
+
+        try:
+            resp = self.client.messages.create(**kwargs)
+        except anthropic.APIStatusError as exc:
+            raise JudgeError(f"{who}: {self.client.base_url} answered HTTP {exc.status_code}: "
+                             f"{_api_message(exc)}") from None
+        except anthropic.AnthropicError as exc:
+            raise JudgeError(f"{who}: cannot reach {self.client.base_url} ({exc})") from None
+        usage["requests"] += 1
+        for k in TOKEN_COUNTS:
+            if k in usage:
+                usage[k] += getattr(resp.usage, k, 0) or 0
+        return resp
 
     # --- the conversation -----------------------------------------------------------------------------------------
     def _create(self, messages: list[dict[str, Any]], force: bool) -> Any:

@@ -19,7 +19,7 @@ from rundir import records as R
 from rundir.reader import Interception, RunDir
 from taskspec.model import Spec
 from evaluator.errors import JudgeError
-from evaluator.llm_judge import LLMJudge, LLMJudgeConfig, _api_message
+from evaluator.llm_judge import LLMJudge, LLMJudgeConfig
 from evaluator.verdict import Condition, Evidence, Verdict
 
 RUBRIC_VERSION = 1
@@ -123,8 +123,6 @@ class RubricJudge:
         return self._verdict("PASS" if passed else "FAIL", conds, sub["justification"], usage, run, spec)
 
     def _ask(self, prompt: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        import anthropic
-
         cfg = self.config
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         kwargs: dict[str, Any] = {"model": cfg.model, "max_tokens": cfg.max_tokens, "system": SYSTEM,
@@ -138,16 +136,7 @@ class RubricJudge:
                                  "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
         problems: list[str] = []
         for _attempt in range(cfg.max_attempts):
-            try:
-                resp = self.llm.client.messages.create(**kwargs)
-            except anthropic.APIStatusError as exc:
-                raise JudgeError(f"rubric judge: {self.llm.client.base_url} answered HTTP {exc.status_code}: "
-                                 f"{_api_message(exc)}") from None
-            except anthropic.AnthropicError as exc:
-                raise JudgeError(f"rubric judge: cannot reach {self.llm.client.base_url} ({exc})") from None
-            usage["requests"] += 1
-            for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
-                usage[k] += getattr(resp.usage, k, 0) or 0
+            resp = self.llm.ask("rubric judge", usage, **kwargs)
             call = next((b for b in resp.content if b.type == "tool_use" and b.name == SUBMIT), None)
             problems = check_score(call.input if call is not None else None)
             if not problems:

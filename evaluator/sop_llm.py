@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import JudgeError
-from evaluator.llm_judge import LLMJudge, LLMJudgeConfig, _api_message
+from evaluator.llm_judge import LLMJudge, LLMJudgeConfig
 from evaluator.sop import TERMINAL_MARK, Sop, SopStep
 from evaluator.sop_values import PLACEHOLDER
 
@@ -95,8 +95,6 @@ def _config() -> LLMJudgeConfig:
 def rewrite(draft: Sop, config: LLMJudgeConfig | None = None) -> Sop:
     """The draft with its steps rewritten by the model (see the module docstring); JudgeError when no valid
     rewrite came back."""
-    import anthropic
-
     cfg = config or _config()
     llm = LLMJudge(cfg)  # the client: credentials, base URL, retries, timeout
     prompt = _prompt(draft)
@@ -110,17 +108,8 @@ def rewrite(draft: Sop, config: LLMJudgeConfig | None = None) -> Sop:
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         lines, problems = [], ["no answer"]
         for _attempt in range(MAX_ATTEMPTS):
-            try:
-                resp = llm.client.messages.create(model=cfg.model, max_tokens=cfg.max_tokens, system=SYSTEM,
-                                                  messages=messages)
-            except anthropic.APIStatusError as exc:
-                raise JudgeError(f"sop --llm: {llm.client.base_url} answered HTTP {exc.status_code}: "
-                                 f"{_api_message(exc)}") from None
-            except anthropic.AnthropicError as exc:
-                raise JudgeError(f"sop --llm: cannot reach {llm.client.base_url} ({exc})") from None
-            usage["requests"] += 1
-            usage["input_tokens"] += getattr(resp.usage, "input_tokens", 0) or 0
-            usage["output_tokens"] += getattr(resp.usage, "output_tokens", 0) or 0
+            resp = llm.ask("sop --llm", usage, model=cfg.model, max_tokens=cfg.max_tokens, system=SYSTEM,
+                           messages=messages)
             answer = "".join(getattr(b, "text", "") for b in resp.content if b.type == "text")
             lines, problems = parse(answer, draft)
             if not problems:
