@@ -10,42 +10,31 @@ between scores, so that it sits as far as possible from both classes.
 
 from __future__ import annotations
 
-import csv
 import statistics
 from pathlib import Path
 from typing import Any
 
 from evaluator.consistency import DEFAULT_THRESHOLD, pair, side
-from evaluator.errors import EvaluatorError
+from evaluator.labels import LabelsError, read_rows, under
 from rundir.reader import RunDir
 
 LABELS = ("consistent", "inconsistent")
 
 
-class LabelsError(EvaluatorError):
-    """LABELS.csv cannot be read or has a bad row (the message names the file and line)."""
-
-
 def read_labels(path: Path, root: Path) -> list[tuple[Path, Path, bool]]:
-    try:
-        body = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise LabelsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    reader = csv.DictReader(body.splitlines())
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    """[(run_a, run_b, consistent)], runs resolved; a bad header or row is one LabelsError naming the line."""
+    fields, rows = read_rows(path)
     need = [c for c in ("run_a", "run_b", "label") if c not in fields]
     if need:
         raise LabelsError(f"{path}:1: header: needs the columns run_a, run_b and label (missing: {', '.join(need)})")
     out = []
-    for line, raw in enumerate(reader, start=2):
-        rec = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
+    for line, rec in rows:
         label = rec["label"].lower()
         if label not in LABELS:
             raise LabelsError(f"{path}:{line}: label: {rec['label']!r} is not consistent or inconsistent")
         runs = []
         for col in ("run_a", "run_b"):
-            p = Path(rec[col])
-            p = p if p.is_absolute() else root / p
+            p = under(root, rec[col])
             if not p.is_dir():
                 raise LabelsError(f"{path}:{line}: {col}: {rec[col]!r}: no such run directory under {root}")
             runs.append(p.resolve())

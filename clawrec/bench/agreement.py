@@ -11,36 +11,29 @@ listed (run, label, verdict): those are the runs to read.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 from clawrec.errors import UsageError
+from evaluator.labels import read_rows, under
 
 HUMAN = "human"
 
 
 def read_labels(path: Path, root: Path) -> dict[Path, bool]:
     """run dir (resolved) → label is PASS. Bad rows are one UsageError naming the line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    reader = csv.DictReader(text.splitlines())
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    fields, rows = read_rows(path, UsageError)
     if "run" not in fields or "label" not in fields:
         raise UsageError(f"{path}:1: header: needs the columns `run` and `label` (has: {', '.join(fields) or 'none'})")
     out: dict[Path, bool] = {}
     first_line: dict[Path, int] = {}
-    for line, raw in enumerate(reader, start=2):
-        rec = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
+    for line, rec in rows:
         if rec["label"] not in ("PASS", "FAIL"):
             hint = " (labels are upper case)" if rec["label"].upper() in ("PASS", "FAIL") else ""
             raise UsageError(f"{path}:{line}: label: {rec['label']!r} is not PASS or FAIL{hint}")
-        run = Path(rec["run"])
-        run = (run if run.is_absolute() else root / run).resolve()
+        run = under(root, rec["run"]).resolve()
         if not rec["run"] or not (run / "manifest.json").is_file():
             raise UsageError(f"{path}:{line}: run: {rec['run']!r} is not a run directory under {root} "
                              "(no manifest.json)")
