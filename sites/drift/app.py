@@ -3,12 +3,12 @@
 Set-Cookie headers, gzip'd JSON fetched with a cache-buster, a POST search, a cross-origin fetch with a custom header
 (CORS preflight) to a second origin, an image, a short video fetched with Range, a service worker.
 
-`serve_drift()` runs the shop (127.0.0.1) and its stock API (localhost: another origin) on port-0 servers in a
-background thread; `.log` lists every request either received (the truth of what left the browser)."""
+`serve_drift()` runs the shop (127.0.0.1) and its stock API (localhost: another origin) on port-0 servers in
+serve_sites' background thread (sites/server.py); `.log` lists every request either received (the truth of what
+left the browser)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gzip
 import json
@@ -16,13 +16,15 @@ import secrets
 import struct
 import subprocess
 import tempfile
-import threading
 import time
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from aiohttp import web
+
+from sites.common import SiteContext
+from sites.server import serve_sites
 
 HERE = Path(__file__).resolve().parent
 PRODUCTS = {1: [("lamp-01", "Driftwood lamp", 49.0), ("bowl-02", "Oak bowl", 24.0), ("rug-03", "Wool rug", 120.0)],
@@ -122,39 +124,16 @@ class DriftSite:
 
 @contextlib.contextmanager
 def serve_drift() -> Iterator[DriftSite]:
-    """Serve the shop on 127.0.0.1 and its stock API on localhost (ports 0) until the block ends."""
-    tmp = tempfile.TemporaryDirectory(prefix="clawrec-drift-")
-    site = DriftSite(Path(tmp.name))
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    runners: list[web.AppRunner] = []
+    """Serve the shop on 127.0.0.1 and its stock API on localhost (ports 0) until the block ends, on sites/'
+    machinery (serve_sites: one background loop). The site keeps its own clock and log: it must differ per load."""
+    with tempfile.TemporaryDirectory(prefix="clawrec-drift-") as tmp:
+        site = DriftSite(Path(tmp))
 
-    async def start() -> None:
-        for name, app, host in (("shop", site.shop(), "127.0.0.1"), ("stock", site.stock(), "localhost")):
-            runner = web.AppRunner(app, access_log=None)
-            await runner.setup()
-            tcp = web.TCPSite(runner, "127.0.0.1", 0)
-            await tcp.start()
-            port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            site.urls[name] = f"http://{host}:{port}/"
-            runners.append(runner)
+        def made(app: Callable[[], web.Application]) -> Callable[[SiteContext], web.Application]:
+            def make(ctx: SiteContext) -> web.Application:
+                site.urls = ctx.urls  # filled in once both servers are bound, before any request
+                return app()
+            return make
 
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, name="drift-site", daemon=True)
-    thread.start()
-    ready.wait(30)
-    try:
-        yield site
-    finally:
-        async def stop() -> None:
-            for runner in runners:
-                await runner.cleanup()
-        asyncio.run_coroutine_threadsafe(stop(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        tmp.cleanup()
+        with serve_sites(apps={"shop": made(site.shop), "stock": made(site.stock)}, hosts={"stock": "localhost"}):
+            yield site
