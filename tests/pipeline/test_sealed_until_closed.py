@@ -9,10 +9,9 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.loopback_site import Answer, LoopbackSite
 from tests.pipeline.helpers import REPO
 
 PAGE = b"""<!doctype html><title>loop</title><p>submitting</p><script>
@@ -21,44 +20,14 @@ let n = 0; setInterval(() => { n++; fetch('/api/order', {method: 'POST', headers
 </script>"""
 
 
-class LoopSite:
+class LoopSite(LoopbackSite):
     """Serves PAGE at / on 127.0.0.1:0; `log` is every request that reached it."""
 
-    def __init__(self) -> None:
-        self.log: list[tuple[str, str]] = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _answer(self, data: bytes, ctype: str) -> None:
-                self.send_response(200)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                site.log.append(("GET", self.path))
-                self._answer(PAGE if self.path == "/" else b"{}", "text/html" if self.path == "/" else "text/plain")
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                site.log.append(("POST", self.path))
-                self._answer(b"{}", "application/json")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "LoopSite":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        self.log.append((method, path))
+        if method == "POST":
+            return 200, b"{}", {"content-type": "application/json"}
+        return 200, PAGE if path == "/" else b"{}", {"content-type": "text/html" if path == "/" else "text/plain"}
 
 
 def test_no_terminal_request_leaves_while_the_run_finalizes(tmp_path: Path):

@@ -14,11 +14,10 @@ import hashlib
 import json
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from clawrec.cli import main
+from tests.loopback_site import Answer, LoopbackSite
 from tests.pipeline.helpers import jsonl, manifest
 
 AGENT = Path(__file__).resolve().parent / "agent_scripts" / "secrets_agent.py"
@@ -62,34 +61,13 @@ document.getElementById('go').addEventListener('click', async () => {
 </script></body></html>"""
 
 
-class SecretSite:
-    def __init__(self) -> None:
-        self.log: list[dict] = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _answer(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                site.log.append({"method": self.command, "path": self.path, "headers": dict(self.headers),
-                                 "body": self.rfile.read(n).decode(errors="replace") if n else ""})
-                page = self.path == "/"
-                data = (PAGE % {"OTP": OTP, "SECRETS": json.dumps(PAGE_SECRETS)}).encode() if page else b"{}"
-                self.send_response(200)
-                self.send_header("content-type", "text/html" if page else "application/json")
-                if page:
-                    self.send_header("set-cookie", f"sid={COOKIE}; Path=/")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _answer
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+class SecretSite(LoopbackSite):
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        self.log.append({"method": method, "path": path, "headers": headers, "body": body.decode(errors="replace")})
+        if path != "/":
+            return 200, b"{}", {"content-type": "application/json"}
+        page = (PAGE % {"OTP": OTP, "SECRETS": json.dumps(PAGE_SECRETS)}).encode()
+        return 200, page, {"content-type": "text/html", "set-cookie": f"sid={COOKIE}; Path=/"}
 
 
 def _spec(folder: Path, url: str) -> Path:
@@ -130,8 +108,7 @@ def _found(folder: Path, values: list[str]) -> list[tuple[str, str]]:
 
 
 def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, monkeypatch):
-    site = SecretSite()
-    try:
+    with SecretSite() as site:
         spec = _spec(tmp_path, site.url)
         monkeypatch.setenv("CLAWREC_TEST_PASSWORD", PASSWORD)
         code = main(["run", str(spec), "--agent", "command", "--agent-cmd", f"{sys.executable} {AGENT} {NEW_PASSWORD}",
@@ -142,9 +119,6 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
         report = tmp_path / "report.html"
         assert main(["view", str(run_dir), "--out", str(report)]) == 0
         assert main(["judge", str(run_dir)]) == 0
-    finally:
-        site.server.shutdown()
-        site.server.server_close()
     # The agent really used every value (the site's own log is the truth) ...
     form = next(r for r in site.log if r["path"] == "/api/form")
     assert "Env-Pw-9Qz%21x3" in form["body"] and OTP in form["body"] and USER["member_id"] in form["body"]

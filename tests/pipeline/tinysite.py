@@ -4,9 +4,9 @@ sends a JSON POST to /api/signup. The server's own request log is the truth of w
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.loopback_site import Answer, LoopbackSite
 
 PAGE = """<!doctype html><html><head><title>Tiny signup</title></head><body>
 <h1>Newsletter signup</h1>
@@ -33,55 +33,15 @@ document.getElementById('go').addEventListener('click', async () => {
 </script></body></html>"""
 
 
-class TinySite:
+class TinySite(LoopbackSite):
     """Serve PAGE at / on 127.0.0.1:0; `log` holds (method, path, body) of every request received."""
 
-    def __init__(self) -> None:
-        self.log: list[dict] = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _record(self) -> bytes:
-                n = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(n) if n else b""
-                site.log.append({"method": self.command, "path": self.path, "body": body.decode(errors="replace")})
-                return body
-
-            def do_GET(self) -> None:
-                self._record()
-                data = PAGE.encode() if self.path.split("?")[0] == "/" else b"not found"
-                self.send_response(200 if self.path.split("?")[0] == "/" else 404)
-                self.send_header("content-type", "text/html; charset=utf-8")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:
-                self._record()
-                data = json.dumps({"ok": True}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def posts(self, path: str) -> list[dict]:
-        return [r for r in self.log if r["method"] == "POST" and r["path"] == path]
-
-    def __enter__(self) -> "TinySite":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        self.log.append({"method": method, "path": path, "body": body.decode(errors="replace")})
+        if method == "POST":
+            return 200, json.dumps({"ok": True}).encode(), {"content-type": "application/json"}
+        html = {"content-type": "text/html; charset=utf-8"}
+        return (200, PAGE.encode(), html) if path.split("?")[0] == "/" else (404, b"not found", html)
 
 
 def write_spec(folder: str | Path, site: TinySite, spec_id: str = "tiny-signup", extra: str = "") -> Path:

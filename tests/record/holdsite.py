@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import threading
 from urllib.parse import parse_qs, urlsplit
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tests.loopback_site import Answer, LoopbackSite
 
 # (id, top, height) of each block in CSS pixels; kiosk mode puts the page at the display's (0, 0).
 BLOCKS = {"name": (40, 120), "newsletter": (220, 110), "feedback": (390, 110), "signup": (560, 110)}
@@ -82,50 +83,17 @@ def center(block: str) -> tuple[int, int]:
     return 590, top + h // 2
 
 
-class HoldSite:
+class HoldSite(LoopbackSite):
     """Serve the page at / on 127.0.0.1:0; `log` holds (method, path, body) of every request received."""
 
-    def __init__(self) -> None:
-        self.log: list[dict] = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _reply(self, code: int, data: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                site.log.append({"method": "GET", "path": self.path, "body": ""})
-                path = self.path.split("?")[0]
-                body = page() if path == "/" else forms_page(self.path) if path in ("/forms", "/search") else None
-                self._reply(404 if body is None else 200, body or b"not found", "text/html; charset=utf-8")
-
-            def do_POST(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(n).decode(errors="replace") if n else ""
-                site.log.append({"method": "POST", "path": self.path, "body": body})
-                self._reply(200, json.dumps({"ok": True}).encode(), "application/json")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def posts(self, path: str) -> list[dict]:
-        return [r for r in self.log if r["method"] == "POST" and r["path"] == path]
-
-    def __enter__(self) -> "HoldSite":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        if method == "POST":
+            self.log.append({"method": "POST", "path": path, "body": body.decode(errors="replace")})
+            return 200, json.dumps({"ok": True}).encode(), {"content-type": "application/json"}
+        self.log.append({"method": "GET", "path": path, "body": ""})
+        bare = path.split("?")[0]
+        data = page() if bare == "/" else forms_page(path) if bare in ("/forms", "/search") else None
+        return 404 if data is None else 200, data or b"not found", {"content-type": "text/html; charset=utf-8"}
 
 
 class WsSite:
