@@ -18,6 +18,7 @@ from pathlib import Path
 from clawrec.agents.procgroup import end_group, new_group_dying_with_parent
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.output import RedactedPipe
+from clawrec.agents.program import close_pipes, tail_line
 from rundir.redact import Redactor
 
 STDOUT_LOG = "agent.stdout.log"
@@ -101,19 +102,10 @@ class CommandAgent:
                 if proc.poll() is None:
                     await kill_group(proc, TERM_GRACE)
         finally:
-            await asyncio.shield(asyncio.gather(asyncio.to_thread(out.close), asyncio.to_thread(err.close)))
+            await close_pipes(out, err)
         if code == 0:
             return AgentResult(status="ok", message="command exited 0")
         if code < 0:
             return AgentResult(status="error", message=f"command killed by signal {-code}")
-        tail = _tail(ctx.run_dir / STDERR_LOG)
+        tail = tail_line(ctx.run_dir / STDERR_LOG, 200)  # the last stderr line: a one-line reason
         return AgentResult(status="error", message=f"command exited {code}" + (f": {tail}" if tail else ""))
-
-
-def _tail(path: Path, limit: int = 200) -> str:
-    """The last non-empty stderr line, for a one-line reason in the manifest."""
-    try:
-        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return ""
-    return lines[-1][:limit] if lines else ""

@@ -98,7 +98,7 @@ async def run_program(ctx: AgentContext, argv: list[str], env: dict[str, str], c
             *argv, stdout=out.fd, stderr=err.fd, stdin=source or asyncio.subprocess.DEVNULL, cwd=str(cwd), env=env,
             preexec_fn=new_group_dying_with_parent)
     except OSError as exc:
-        await _close(out, err)
+        await close_pipes(out, err)
         raise AgentSetupError(f"cannot start {name} ({argv[0]}): {exc}") from None
     finally:
         out.started()
@@ -136,12 +136,13 @@ async def run_program(ctx: AgentContext, argv: list[str], env: dict[str, str], c
     finally:
         if proc.returncode is None:
             await asyncio.shield(kill())
-        await _close(out, err)
+        await close_pipes(out, err)
     drain()
     return Outcome(proc.returncode, stopped, time.monotonic() - start)
 
 
-async def _close(*pipes: RedactedPipe) -> None:
+async def close_pipes(*pipes: RedactedPipe) -> None:
+    """Close the redacted pipes off the loop, even when cancelled: what the program printed is all on disk after."""
     await asyncio.shield(asyncio.gather(*(asyncio.to_thread(p.close) for p in pipes)))
 
 
