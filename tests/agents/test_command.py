@@ -77,7 +77,7 @@ def test_cancel_kills_the_whole_process_group(tmp_path):
 
     took = asyncio.run(go())
     pid = int(pidfile.read_text())
-    assert took < 5
+    assert took < 30  # the grace and one SIGKILL round, far below the grandchild's 60 s sleep (no timing race under load)
     assert not _alive(pid)
 
 

@@ -1,43 +1,27 @@
-"""A loopback site for tests made of one function: `LoopbackSite(answer)` serves every GET and POST on 127.0.0.1:0
-with `answer(method, path, body) -> (content type, bytes)` and keeps `log`, the (method, path) of every request that
-reached it (the truth of what left the browser). Why: each test site was a copy of the same BaseHTTPRequestHandler
-boilerplate; new tests write only what their site says."""
+"""A loopback site made of one function: `LoopbackSite(answer)` serves every GET and POST on 127.0.0.1:0 with
+`answer(method, path, body) -> (content type, bytes)`, started at once, and keeps `log`, the (method, path) of every
+request that reached it (the truth of what left the browser). Why: tests that only say what a page answers; the server
+itself is tests/loopback_site.py's (one server for every test site)."""
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from tests.loopback_site import Answer as Reply, LoopbackSite as _Site
 
 Answer = Callable[[str, str, bytes], tuple[str, bytes]]
 
 
-class LoopbackSite:
+class LoopbackSite(_Site):
     def __init__(self, answer: Answer) -> None:
-        self.log: list[tuple[str, str]] = []
-        site = self
+        super().__init__()
+        self._fn = answer
+        self.__enter__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _answer(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(n) if n else b""
-                site.log.append((self.command, self.path))
-                kind, data = answer(self.command, self.path, body)
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _answer
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Reply:
+        self.log.append((method, path))
+        kind, data = self._fn(method, path, body)
+        return 200, data, {"content-type": kind}
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.__exit__()
