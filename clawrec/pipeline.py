@@ -250,11 +250,11 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     from clawrec.startpage import open_start_page
     from taskspec.secrets import secret_values
 
-    clock = RunClock()
+    clock = RunClock(browser_shift=site.clock_shift)
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
                     video=video, screenshots=req.screenshots, clock=clock, display=run_display(req),
-                    extra_flags=human_flags(req.agent) + site.browser_flags(),
+                    extra_flags=human_flags(req.agent) + site.browser_flags(), extra_env=site.browser_env(),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
                            "replay_from": ctx.options.get("replay_from"), "archive": req.archive,
@@ -304,7 +304,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
             stop.check()
         except Exception as exc:
             reason = f"could not prepare the browser: {type(exc).__name__}: {exc}"
-            return await _end(rec, icpt, None, "crashed", reason, 1, reason)
+            return await _end(rec, icpt, None, "crashed", reason, 1, reason, site=site)
         ctx.cdp_url = rec.browser.http_url
         ctx.log = rec.agent_log  # type: ignore[assignment]
         ctx.options["agent_log_path"] = str(rec.agent_log_path)
@@ -321,7 +321,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{agent_name(req)}")
         status, reason, exit_code, message, result = await supervise(agent_task, ctx, icpt, rec, time_limit,
                                                                      req.grace, spec.limits.steps, guard, stop)
-        return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx)
+        return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx, site)
     except BaseException as exc:  # Ctrl-C, SIGTERM/SIGHUP, an unexpected error: the manifest is written all the same
         interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
         if interrupted and req.agent == "human":  # a person ends their session (Ctrl-C, SIGTERM, SIGHUP)
@@ -329,7 +329,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         else:
             status = "crashed"
             reason = stop.reason if interrupted else f"clawrec failed: {type(exc).__name__}: {exc}"
-        await asyncio.shield(_end(rec, icpt, agent_task, status, reason, 1, reason, result, ctx))
+        await asyncio.shield(_end(rec, icpt, agent_task, status, reason, 1, reason, result, ctx, site))
         raise
     finally:
         task_file.unlink(missing_ok=True)
@@ -340,7 +340,8 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
 
 
 async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str, reason: str, exit_code: int,
-               message: str, result: AgentResult | None = None, ctx: AgentContext | None = None) -> RunOutcome:
+               message: str, result: AgentResult | None = None, ctx: AgentContext | None = None,
+               site: Any = None) -> RunOutcome:
     if agent_task is not None and not agent_task.done() and ctx is not None:
         result = await stop_agent(agent_task, ctx, 0) or result
     rec.base["stop_t"] = rec.clock.now()
@@ -355,7 +356,7 @@ async def _end(rec: Any, icpt: Any, agent_task: asyncio.Task | None, status: str
         await icpt.close(keep_attached=True)
     from clawrec.sitemode import site_block
 
-    rec.base["site"] = site_block(icpt)
+    rec.base["site"] = site_block(icpt, site)
     try:
         manifest = await rec.finalize(status, reason)
     finally:

@@ -28,19 +28,39 @@ class SiteMode:
     info: dict[str, Any] | None = None    # the archive's replay info (start time, timezone, …)
     capture: Any = None
     replay: Any = None
+    env: Any = None                       # clawrec.replay_env.ReplayEnv when replaying (clock + seeded randomness)
 
     @property
     def seed(self) -> int:
         """The replay's random seed: from the archive's start time (one archive, one sequence), never 0."""
-        start = int((self.info or {}).get("start_epoch") or 0)
-        return start % 2_147_483_647 or 1
+        return seed_of((self.info or {}).get("start_epoch") or 0)
+
+    def replay_env(self) -> Any:
+        """The replay's process-level clock and seed (clawrec/replay_env.py), made once; None when live."""
+        if self.index is None:
+            return None
+        if self.env is None:
+            from clawrec.replay_env import ReplayEnv
+
+            self.env = ReplayEnv(float((self.info or {}).get("start_epoch") or 0), self.seed)
+        return self.env
+
+    @property
+    def clock_shift(self) -> float:
+        """Seconds the replay's browser clock is moved (the run clock removes it from browser timestamps)."""
+        env = self.replay_env()
+        return env.shift if env is not None else 0.0
 
     def browser_flags(self) -> list[str]:
         """Chromium flags of a replay: V8 seeds every context's Math.random with the archive's seed (pages, iframes,
-        workers alike; no script, no global, no patched native a page could see)."""
-        if self.index is None:
-            return []
-        return [f"--js-flags=--random-seed={self.seed}"]
+        workers alike; no script, no global, no patched native a page could see); the shim's renderer seed."""
+        env = self.replay_env()
+        return [] if env is None else [f"--js-flags=--random-seed={self.seed}", *env.flags()]
+
+    def browser_env(self) -> dict[str, str]:
+        """The browser's environment additions of a replay: the clock shim (the wall clock at the archive's start)."""
+        env = self.replay_env()
+        return {} if env is None else env.env()
 
     def parts(self, run_dir: Path, clock: Any, ignore: list[str], secrets: list[str]) -> dict[str, Any]:
         """The Interceptor's keyword arguments for this mode."""
@@ -67,15 +87,26 @@ class SiteMode:
             cookies = await icpt.conn.root.call("Storage.getCookies")
         except Exception:  # best effort: the archive is still readable without it
             return
+        start = self.capture.started.timestamp()
+        self.capture.info["determinism"] = {  # what a replay of this archive sets (clawrec/replay_env.py)
+            "clock_start_epoch": start, "random_seed": seed_of(start),
+            "seeded": ["Math.random", "crypto.getRandomValues", "crypto.randomUUID"]}
         self.capture.info.update(user_agent=version.get("userAgent"), product=version.get("product"),
                                  cookies_at_start=[{k: c.get(k) for k in ("name", "domain", "path")}
                                                    for c in cookies.get("cookies", [])])
 
-def site_block(icpt: Any) -> dict[str, Any]:
-    """The manifest's `site` block, from the interceptor's replay / capture parts and its HTTP log."""
+def seed_of(start_epoch: float) -> int:
+    """A replay's random seed: the archive's start time in seconds (one archive, one sequence), never 0."""
+    return int(start_epoch) % 2_147_483_647 or 1
+
+
+def site_block(icpt: Any, mode: SiteMode | None = None) -> dict[str, Any]:
+    """The manifest's `site` block, from the interceptor's replay / capture parts and its HTTP log (a replay's:
+    with `determinism`, what its browser's clock and random sources were set to)."""
     replay, capture = getattr(icpt, "replay", None), getattr(icpt, "archive", None)
     if replay is not None:
-        return replay.site()
+        env = mode.replay_env() if mode is not None else None
+        return {**replay.site(), **({"determinism": env.facts()} if env is not None else {})}
     http = getattr(icpt, "http", None)
     live = sum(1 for r in (http.records if http is not None else []) if r.get("type") == "request")
     block: dict[str, Any] = {"mode": "live", "source": None, "requests": live, "hits_by_tier": {},

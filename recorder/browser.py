@@ -78,6 +78,19 @@ def headless_flags(window_size: tuple[int, int]) -> list[str]:
     return [f"--screen-info={{{window_size[0]}x{window_size[1]}}}"]
 
 
+def merge_disabled_features(flags: list[str]) -> list[str]:
+    """One --disable-features with every list: Chromium reads only the last one (measured: a second one
+    re-enabled the first one's features)."""
+    prefix = "--disable-features="
+    names = [n for f in flags if f.startswith(prefix) for n in f[len(prefix):].split(",") if n]
+    if sum(f.startswith(prefix) for f in flags) < 2:
+        return flags
+    first = next(i for i, f in enumerate(flags) if f.startswith(prefix))
+    rest = [f for f in flags if not f.startswith(prefix)]
+    rest.insert(first, prefix + ",".join(dict.fromkeys(names)))
+    return rest
+
+
 def _die_with_parent() -> None:
     """preexec_fn: new process group, and SIGKILL when the launching process dies (even by SIGKILL)."""
     os.setpgrp()
@@ -163,6 +176,7 @@ def launch_browser(
     site_per_process: bool = True,
     kiosk: bool = False,
     extra_flags: list[str] | None = None,
+    extra_env: dict[str, str] | None = None,
     log_path: str | Path | None = None,
     start_url: str = "about:blank",
     timeout: float = 20.0,
@@ -187,8 +201,8 @@ def launch_browser(
     if extension_dir:
         ext = str(Path(extension_dir).resolve())
         flags += [f"--load-extension={ext}", f"--disable-extensions-except={ext}"]
-    flags += extra_flags or []
-    env = dict(os.environ)
+    flags = merge_disabled_features([*flags, *(extra_flags or [])])
+    env = {**os.environ, **(extra_env or {})}
     if display:
         env["DISPLAY"] = display
     elif headless:

@@ -70,6 +70,7 @@ class Recording:
                  headless: bool = False, video: bool = True, screenshots: bool = True, clock: RunClock | None = None,
                  fps: int = 10, window_size: tuple[int, int] = (1280, 800), run_id: str | None = None,
                  extra_flags: list[str] | None = None, flags: dict[str, Any] | None = None,
+                 extra_env: dict[str, str] | None = None,
                  ready_timeout: float = 15.0, handle_signals: bool = True, display: str | None = None,
                  secrets: list[str] | tuple[str, ...] = ()) -> None:
         """`display`: an existing X display (":0") to open the browser on, e.g. for a person at the browser; the
@@ -86,6 +87,7 @@ class Recording:
         self.headless, self.video_on, self.screenshots_on = headless, video, screenshots
         self.fps, self.window_size = fps, tuple(window_size)
         self.extra_flags = list(extra_flags or [])
+        self.extra_env = dict(extra_env or {})  # the browser's environment additions (a replay's clock shim)
         self.ready_timeout = ready_timeout
         self.handle_signals = handle_signals
         self.base: dict[str, Any] = M.new(
@@ -222,7 +224,7 @@ class Recording:
         # Launched on the loop's thread on purpose: PDEATHSIG follows the forking thread.
         self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,
                                       extension_dir=ext, window_size=self.window_size, extra_flags=self.extra_flags,
-                                      log_path=self._tmp / "chromium.log")
+                                      extra_env=self.extra_env, log_path=self._tmp / "chromium.log")
         self.base["flags"]["browser"] = self.browser.flags
         phases["browser"] = self.clock.now()
         # The extension's hello is not awaited: events queue in the extension until it connects (nothing is

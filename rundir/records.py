@@ -46,6 +46,7 @@ class RunClock:
 
     t0: float = field(default_factory=time.time)
     _mono0: float = field(default_factory=time.monotonic)
+    browser_shift: float = 0.0  # seconds the browser's wall clock is moved (--site-from: clawrec/replay_env.py)
 
     def now(self) -> float:
         return round(time.monotonic() - self._mono0, 6)
@@ -55,7 +56,8 @@ class RunClock:
         return round(epoch_s - self.t0, 6)
 
     def from_epoch_ms(self, epoch_ms: float) -> float:
-        return self.from_epoch(epoch_ms / 1000.0)
+        """A browser timestamp in ms (page Date.now(), CDP) on the run clock, the replay's clock shift removed."""
+        return self.from_epoch(epoch_ms / 1000.0 - self.browser_shift)
 
 
 def dumps_line(record: dict[str, Any]) -> str:

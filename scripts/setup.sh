@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent set-up: Debian packages, the venv, and (on demand) Node 24 + OpenClaw in .tools/.
+# Idempotent set-up: Debian packages, the venv, the replay shim, and (on demand) Node 24 + OpenClaw in .tools/.
 # A second run installs nothing; each step checks before it acts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,10 +117,30 @@ botd() {
   rm -rf "$tmp"
 }
 
+replay_shim() {
+  # native/clawrec_replay.c -> .tools/replay-shim/: the LD_PRELOAD shim of --site-from replays (clock + seeded
+  # OS randomness, clawrec/replay_env.py). Rebuilt only when the source changed (its sha256 is the stamp).
+  local dir=.tools/replay-shim src=native/clawrec_replay.c want
+  want=$(sha256sum "$src" | cut -c1-64)
+  if [ -f "$dir/libclawrec_replay.so" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  if ! command -v gcc >/dev/null; then
+    log "installing Debian's gcc (builds the replay shim)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null
+  fi
+  log "building the replay shim into $dir"
+  mkdir -p "$dir"
+  gcc -O2 -fno-omit-frame-pointer -shared -fPIC -Wall -Wextra -Werror -o "$dir/libclawrec_replay.so.tmp" "$src" -ldl
+  mv "$dir/libclawrec_replay.so.tmp" "$dir/libclawrec_replay.so"
+  echo "$want" > "$dir/.version"
+}
+
 case "${1:-base}" in
-  base) apt_packages; venv; botd ;;
+  base) apt_packages; venv; botd; replay_shim ;;
   openclaw) openclaw ;;
   agents) browser_use; npm_agents ;;
-  all) apt_packages; venv; botd; openclaw; browser_use; npm_agents ;;
+  all) apt_packages; venv; botd; replay_shim; openclaw; browser_use; npm_agents ;;
   *) log "usage: scripts/setup.sh [base|openclaw|agents|all]"; exit 2 ;;
 esac
