@@ -195,3 +195,22 @@ def test_each_initiator_sends_the_same_sequence(replays):
                       ("worker", replays["start_url"] + "worker.js"), ("browser",)}
     assert a == b  # per initiator the same order (across initiators, concurrent requests may swap: measured)
     assert len(a[("document", replays["start_url"])]) == 6
+
+
+def test_without_the_shim_the_replay_says_what_is_missing(tmp_path):
+    from clawrec.replay_env import ReplayEnv
+
+    env = ReplayEnv(time.time() - DAY, 7, shim=None)
+    assert env.env() == {} and env.flags() == [] and env.shift == 0.0
+    assert env.facts()["crypto_seed"] is None and "make setup" in env.facts()["missing"]
+    shimmed = ReplayEnv(time.time() - DAY, 7, shim=tmp_path / "x.so")
+    assert shimmed.env()["CLAWREC_CLOCK_OFFSET_NS"].startswith("-864") and shimmed.shift == pytest.approx(-DAY, abs=5)
+
+
+def test_one_disable_features_flag_reaches_chromium():
+    """Chromium reads only the last --disable-features: the launcher merges them (the replay's and BASE_FLAGS')."""
+    from recorder.browser import merge_disabled_features
+
+    got = merge_disabled_features(["--a", "--disable-features=X,Y", "--b", "--disable-features=Y,Z"])
+    assert got == ["--a", "--disable-features=X,Y,Z", "--b"]
+    assert merge_disabled_features(["--disable-features=X"]) == ["--disable-features=X"]
