@@ -95,6 +95,7 @@ class SiteMode:
                                  cookies_at_start=[{k: c.get(k) for k in ("name", "domain", "path")}
                                                    for c in cookies.get("cookies", [])])
 
+
 def seed_of(start_epoch: float) -> int:
     """A replay's random seed: the archive's start time in seconds (one archive, one sequence), never 0."""
     return int(start_epoch) % 2_147_483_647 or 1

@@ -155,6 +155,15 @@ def test_the_clock_starts_at_the_archive_start_and_timers_wait_real_time(replays
         assert facts["clock_offset_s"] < -29 * DAY
 
 
+def test_the_archive_says_what_a_replay_sets(replays):
+    from archive.source import open_source
+
+    info = open_source(replays["root"] / "rec").info
+    facts = info["determinism"]
+    assert facts["clock_start_epoch"] == pytest.approx(info["start_epoch"]) and facts["random_seed"] > 0
+    assert "crypto.getRandomValues" in facts["seeded"]
+
+
 def test_run_files_stay_on_the_real_clock(replays):
     """The browser's timestamps (CDP, the extension) are moved back by the replay's shift: t is on the run clock."""
     for run in replays["runs"]:
