@@ -23,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -112,7 +114,9 @@ class ConsoleLog:
     def _read_log(self, limit: int) -> list[chromelog.Entry]:
         """The log's uncaught exceptions (in a thread: the log may be long), at most `limit`."""
         found: list[chromelog.Entry] = []
-        for entry in chromelog.read(self.browser_log or ""):
+        # The log's times are the browser's clock (a replay moves it: RunClock.browser_shift); its year is inferred.
+        browser_now = datetime.fromtimestamp(time.time() + self.clock.browser_shift)
+        for entry in chromelog.read(self.browser_log or "", now=browser_now):
             if entry.uncaught and not url_ignored(entry.url, self.ignore):
                 found.append(entry)
                 if len(found) >= limit:

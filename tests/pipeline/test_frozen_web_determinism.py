@@ -1,6 +1,6 @@
 """Determinism in replay (issue 22), with real Chromium: a page, its cross-site iframe and its dedicated worker report
 Date.now(), performance.timeOrigin, Math.random, crypto.getRandomValues and crypto.randomUUID; recorded with
---archive (the archive's start time then moved 30 days back), replayed twice with --site-from: the values are the
+--archive (the archive's start time then moved 400 days back), replayed twice with --site-from: the values are the
 same in both replays, the clock reads the archive's start (not now), a setTimeout(500) still waits 500 ms, and the
 requests of each initiator (document or worker) come in the same order."""
 
@@ -21,6 +21,7 @@ from tests.pipeline.helpers import REPO, jsonl, manifest
 AGENT = REPO / "tests/pipeline/agent_scripts/wait_reports_agent.py"
 REPORTERS = ("page", "timer", "iframe", "worker")
 DAY = 86400.0
+BACK = 400  # days: an archive from more than a year ago (Chromium's log lines carry no year)
 SNAP = """const snap = who => ({who, now: Date.now(), origin: performance.timeOrigin, pnow: performance.now(),
   rnd: Math.random(), cr: Array.from(crypto.getRandomValues(new Uint32Array(4))), uuid: crypto.randomUUID()});
 const report = o => fetch('/report?who=' + o.who, {method: 'POST', headers: {'content-type': 'application/json'},
@@ -33,6 +34,7 @@ report(snap('page'));
 Promise.all(['a', 'b', 'c'].map(x => fetch('/data/' + x)));
 setTimeout(() => report({...snap('timer'), waited: performance.now() - t0, date_waited: Date.now() - d0}), 500);
 new Worker('/worker.js');
+setTimeout(() => { throw new Error('clock probe'); }, 0);
 </script><iframe src="FRAME/frame.html"></iframe>""",
     "/frame.html": "<!doctype html><script>" + SNAP + "report(snap('iframe')); fetch('/data/f');</script>",
     "/worker.js": SNAP + "report(snap('worker')); fetch('/data/w');",
@@ -115,7 +117,7 @@ def replays(tmp_path_factory):
         spec = _spec(root, f"http://127.0.0.1:{port}")
         code, err = _run(spec, root / "rec", "--archive")
         assert code == 0, err[-3000:]
-        source, start = _backdated(root / "rec", root / "old.warc.gz", 30)
+        source, start = _backdated(root / "rec", root / "old.warc.gz", BACK)
         runs = []
         for i in (1, 2):
             began = time.time()
@@ -143,7 +145,7 @@ def test_the_clock_starts_at_the_archive_start_and_timers_wait_real_time(replays
     start_ms = replays["start"] * 1000
     for run in replays["runs"]:
         for who, r in run["reports"].items():
-            # Within a minute of the archive's start (the load's own seconds), 30 days before now.
+            # Within a minute of the archive's start (the load's own seconds), 400 days before now.
             assert start_ms <= r["now"] < start_ms + 60_000, (who, r["now"] - start_ms)
             assert abs(r["origin"] + r["pnow"] - r["now"]) < 50, who  # performance.timeOrigin on the same clock
         timer = run["reports"]["timer"]
@@ -152,7 +154,7 @@ def test_the_clock_starts_at_the_archive_start_and_timers_wait_real_time(replays
         m = manifest(run["dir"])
         facts = m["site"]["determinism"]
         assert facts["clock_start_epoch"] == pytest.approx(replays["start"]) and facts["crypto_seed"]
-        assert facts["clock_offset_s"] < -29 * DAY
+        assert facts["clock_offset_s"] < -(BACK - 1) * DAY
 
 
 def test_the_archive_says_what_a_replay_sets(replays):
@@ -169,8 +171,15 @@ def test_run_files_stay_on_the_real_clock(replays):
     for run in replays["runs"]:
         m = manifest(run["dir"])
         assert abs(m["t0"] - run["began"]) < 60
+        probe = [r for r in jsonl(run["dir"], "console.jsonl") if "clock probe" in r.get("text", "")]
+        assert probe, jsonl(run["dir"], "console.jsonl")  # the page's uncaught exception, read from Chromium's log
+        sent = {r["url"].rsplit("=", 1)[1]: r["started"] for r in jsonl(run["dir"], "http.jsonl")
+                if r.get("method") == "POST" and "/report?who=" in r["url"]}
+        # Thrown right after the page's report, 500 ms before the timer's: its own time (the log's lines carry no
+        # year: read as the browser's, 400 days back), not the time the log was read at the end.
+        assert sent["page"] - 1 < probe[0]["t"] < sent["timer"], (probe[0]["t"], sent)
         for rec in jsonl(run["dir"], "console.jsonl") + jsonl(run["dir"], "actions.jsonl"):
-            assert -5 < rec["t"] < 300, rec
+            assert 0 < rec["t"] < 300, rec
 
 
 def _per_initiator(run_dir: Path) -> dict[tuple, list[tuple]]:
