@@ -64,7 +64,8 @@ def _body_size(body: dict[str, Any] | None) -> int:
 
 
 def entry(rec: dict[str, Any], clock: RunClock) -> dict[str, Any]:
-    started = rec.get("wall_time") or (clock.t0 + float(rec.get("started") or 0))
+    wall = rec.get("wall_time")  # the browser's clock: a replay's is moved (RunClock.browser_shift)
+    started = wall - clock.browser_shift if wall else clock.t0 + float(rec.get("started") or 0)
     total = max(0.0, (float(rec.get("t") or 0) - float(rec.get("started") or 0)) * 1000)
     resp = rec.get("response") or {}
     request: dict[str, Any] = {

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -171,6 +172,9 @@ def test_run_files_stay_on_the_real_clock(replays):
     for run in replays["runs"]:
         m = manifest(run["dir"])
         assert abs(m["t0"] - run["began"]) < 60
+        har = json.loads((run["dir"] / "http.har").read_text())["log"]["entries"]
+        first = datetime.fromisoformat(har[0]["startedDateTime"].replace("Z", "+00:00")).timestamp()
+        assert abs(first - run["began"]) < 60  # http.jsonl wall_time is the browser's; the HAR has the shift removed
         probe = [r for r in jsonl(run["dir"], "console.jsonl") if "clock probe" in r.get("text", "")]
         assert probe, jsonl(run["dir"], "console.jsonl")  # the page's uncaught exception, read from Chromium's log
         sent = {r["url"].rsplit("=", 1)[1]: r["started"] for r in jsonl(run["dir"], "http.jsonl")
