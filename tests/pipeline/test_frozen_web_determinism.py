@@ -9,15 +9,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.pipeline.helpers import REPO, jsonl, manifest
+from tests.support.loopback import LoopbackSite
 
 AGENT = REPO / "tests/pipeline/agent_scripts/wait_reports_agent.py"
 REPORTERS = ("page", "timer", "iframe", "worker")
@@ -36,31 +35,19 @@ Promise.all(['a', 'b', 'c'].map(x => fetch('/data/' + x)));
 setTimeout(() => report({...snap('timer'), waited: performance.now() - t0, date_waited: Date.now() - d0}), 500);
 new Worker('/worker.js');
 setTimeout(() => { throw new Error('clock probe'); }, 0);
-</script><iframe src="FRAME/frame.html"></iframe>""",
+const frame = document.createElement('iframe');  // cross-site: localhost, the page being 127.0.0.1
+frame.src = 'http://localhost:' + location.port + '/frame.html';
+document.documentElement.appendChild(frame);
+</script>""",
     "/frame.html": "<!doctype html><script>" + SNAP + "report(snap('iframe')); fetch('/data/f');</script>",
     "/worker.js": SNAP + "report(snap('worker')); fetch('/data/w');",
 }
 
 
-class _Site(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        path = self.path.split("?")[0]
-        port = self.server.server_address[1]
-        body = PAGES.get(path, '{"ok": true}').replace("FRAME", f"http://localhost:{port}").encode()
-        kind = "text/javascript" if path.endswith(".js") else "text/html" if path in PAGES else "application/json"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(204)
-        self.end_headers()
+def _answer(method: str, path: str, body: bytes) -> tuple[str, bytes]:
+    path = path.split("?")[0]
+    kind = "text/javascript" if path.endswith(".js") else "text/html" if path in PAGES else "application/json"
+    return kind, PAGES.get(path, '{"ok": true}').encode()
 
 
 def _spec(folder: Path, base: str) -> Path:
@@ -111,10 +98,9 @@ def _reports(run_dir: Path) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory):
     root = tmp_path_factory.mktemp("clock")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = LoopbackSite(_answer)
+    port = int(site.url.rsplit(":", 1)[1].strip("/"))
     try:
-        port = server.server_address[1]
         spec = _spec(root, f"http://127.0.0.1:{port}")
         code, err = _run(spec, root / "rec", "--archive")
         assert code == 0, err[-3000:]
@@ -126,8 +112,7 @@ def replays(tmp_path_factory):
             assert code == 0, err[-3000:]
             runs.append({"dir": root / f"rep{i}", "began": began, "reports": _reports(root / f"rep{i}")})
     finally:
-        server.shutdown()
-        server.server_close()
+        site.close()
     return {"root": root, "start": start, "runs": runs, "start_url": f"http://127.0.0.1:{port}/",
             "frame_url": f"http://localhost:{port}/frame.html"}
 
