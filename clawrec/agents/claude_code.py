@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext
-from clawrec.agents.mcp_cli import Events, Launch, McpCliAgent, quiet_env, text_of
+from clawrec.agents.mcp_cli import Events, McpCliAgent, text_of
 from clawrec.agents.openclaw_config import Provider
 from clawrec.agents.usage import priced
 
@@ -23,21 +23,18 @@ QUIET = {"DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_RE
 
 
 class ClaudeCodeAgent(McpCliAgent):
-    name = "claude-code"
-    provider = "anthropic"
-    binary = "claude"
+    name, provider, binary, config_var = "claude-code", "anthropic", "claude", "CLAUDE_CONFIG_DIR"
 
-    def launch(self, ctx: AgentContext, provider: Provider, private: Path, max_steps: int) -> Launch:
-        config = private / "mcp.json"
-        config.write_text(json.dumps({"mcpServers": {"playwright": {
-            "type": "stdio", "command": self.mcp_argv(ctx, private)[0], "args": self.mcp_argv(ctx, private)[1:]}}}))
-        argv = [str(self.tools_dir(ctx) / "node_modules" / ".bin" / self.binary), "-p", "--output-format",
-                "stream-json", "--verbose", "--bare", "--model", provider.model_id, "--mcp-config", str(config),
-                "--strict-mcp-config", "--tools", "", "--allowedTools", "mcp__playwright",
-                "--max-turns", str(max_steps + 1)]
-        env = quiet_env(private, {**QUIET, "CLAUDE_CONFIG_DIR": str(private / "config"),
-                                  "ANTHROPIC_BASE_URL": provider.base_url})
-        return Launch(argv, env)
+    def cli_args(self, provider: Provider, config: Path, mcp: list[str], max_steps: int) -> list[str]:
+        servers = config / "mcp.json"
+        servers.write_text(json.dumps({"mcpServers": {"playwright": {"type": "stdio", "command": mcp[0],
+                                                                    "args": mcp[1:]}}}))
+        return ["-p", "--output-format", "stream-json", "--verbose", "--bare", "--model", provider.model_id,
+                "--mcp-config", str(servers), "--strict-mcp-config", "--tools", "", "--allowedTools",
+                "mcp__playwright", "--max-turns", str(max_steps + 1)]
+
+    def cli_env(self, provider: Provider) -> dict[str, str]:
+        return {**QUIET, "ANTHROPIC_BASE_URL": provider.base_url}
 
     def on_event(self, ctx: AgentContext, ev: dict[str, Any], events: Events, log: Any) -> None:
         kind = ev.get("type")

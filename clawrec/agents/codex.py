@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext
-from clawrec.agents.mcp_cli import Events, Launch, McpCliAgent, quiet_env, text_of
+from clawrec.agents.mcp_cli import Events, McpCliAgent, text_of
 from clawrec.agents.openclaw_config import Provider
 from clawrec.agents.usage import priced
 
@@ -38,14 +38,9 @@ def toml(value: Any) -> str:
 
 
 class CodexAgent(McpCliAgent):
-    name = "codex"
-    provider = "openai"
-    binary = "codex"
+    name, provider, binary, config_var = "codex", "openai", "codex", "CODEX_HOME"
 
-    def launch(self, ctx: AgentContext, provider: Provider, private: Path, max_steps: int) -> Launch:
-        home = private / "codex-home"
-        home.mkdir()
-        mcp = self.mcp_argv(ctx, private)
+    def cli_args(self, provider: Provider, config: Path, mcp: list[str], max_steps: int) -> list[str]:
         settings = {
             "model_provider": "clawrec",
             "model_providers.clawrec": {"name": "clawrec", "base_url": provider.base_url, "env_key": provider.key_var,
@@ -58,15 +53,16 @@ class CodexAgent(McpCliAgent):
             "web_search": "disabled", "check_for_update_on_startup": False, "analytics.enabled": False,
             "approval_policy": "never",
         }
-        argv = [str(self.tools_dir(ctx) / "node_modules" / ".bin" / self.binary), "exec", "--json", "--trust",
-                "--skip-git-repo-check", "--sandbox", "read-only", "--color", "never",
-                "-C", str(private / "work"), "-m", provider.model_id]
+        argv = ["exec", "--json", "--trust", "--skip-git-repo-check", "--sandbox", "read-only", "--color", "never",
+                "-C", str(config.parent / "work"), "-m", provider.model_id]
         for key, value in settings.items():
             argv += ["-c", f"{key}={toml(value)}"]
         for feature in OFF:
             argv += ["--disable", feature]
-        env = quiet_env(private, {"CODEX_HOME": str(home), "RUST_LOG": "warn"})
-        return Launch(argv + ["-"], env)
+        return argv + ["-"]
+
+    def cli_env(self, provider: Provider) -> dict[str, str]:
+        return {"RUST_LOG": "warn"}
 
     def on_event(self, ctx: AgentContext, ev: dict[str, Any], events: Events, log: Any) -> None:
         kind = ev.get("type", "")
@@ -109,7 +105,7 @@ class CodexAgent(McpCliAgent):
         """Usage from its session file's token counts (one per model response): `turn.completed` is the only usage
         in the event stream, and a run stopped at the catch never sees it."""
         counts = []
-        for path in sorted((private / "codex-home" / "sessions").glob("**/rollout-*.jsonl")):
+        for path in sorted((private / "config" / "sessions").glob("**/rollout-*.jsonl")):
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 if '"token_count"' not in line:
                     continue

@@ -57,6 +57,7 @@ class McpCliAgent:
     name = ""
     provider = ""           # anthropic | openai: the wire protocol this CLI speaks
     binary = ""             # node_modules/.bin/<binary>
+    config_var = ""         # the variable naming its config/state directory (put in the private directory)
 
     def tools_dir(self, ctx: AgentContext) -> Path:
         return Path(ctx.options.get("agents_dir") or os.environ.get("CLAWREC_AGENTS_DIR") or TOOLS_DIR)
@@ -77,7 +78,25 @@ class McpCliAgent:
                 "--output-dir", str(private / "mcp-output"), "--image-responses", "omit"]
 
     def launch(self, ctx: AgentContext, provider: Provider, private: Path, max_steps: int) -> Launch:
+        """The CLI's command and environment: its config/state directory (`config_var`) and home in `private`."""
+        config = private / "config"
+        config.mkdir()
+        exe = str(self.tools_dir(ctx) / "node_modules" / ".bin" / self.binary)
+        argv = [exe, *self.cli_args(provider, config, self.mcp_argv(ctx, private), max_steps)]
+        home = private / "home"
+        home.mkdir()
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+               "XDG_CACHE_HOME": str(home / ".cache"), "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+               "NO_COLOR": "1", "FORCE_COLOR": "0", "CI": "1", **self.cli_env(provider), self.config_var: str(config)}
+        return Launch(argv, env)
+
+    def cli_args(self, provider: Provider, config: Path, mcp: list[str], max_steps: int) -> list[str]:
+        """The CLI's arguments (after its executable; the prompt goes to stdin): `mcp` is the MCP server's command."""
         raise NotImplementedError
+
+    def cli_env(self, provider: Provider) -> dict[str, str]:
+        """Its own environment switches (base URL, updates and telemetry off)."""
+        return {}
 
     def on_event(self, ctx: AgentContext, ev: dict[str, Any], events: Events, log: Any) -> None:
         raise NotImplementedError
@@ -155,15 +174,6 @@ def prompt_for(ctx: AgentContext, files: list[str]) -> str:
     for src, dest in zip(ctx.task.files, files):
         text = text.replace(src, dest)
     return text + "\n" + PROMPT_TAIL + "\n"
-
-
-def quiet_env(private: Path, extra: dict[str, str]) -> dict[str, str]:
-    """The environment of a CLI: its home and config in the private directory, Node 24 first on PATH."""
-    home = private / "home"
-    home.mkdir(exist_ok=True)
-    return {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"), "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-            "NO_COLOR": "1", "FORCE_COLOR": "0", "CI": "1", **extra}
 
 
 def text_of(content: Any) -> str:

@@ -1,36 +1,25 @@
 """`clawrec run --agent claude-code`: the real Claude Code CLI (`claude -p`, stream-json, --bare) whose only tool is
-Playwright MCP on the run's Chromium completes a demo task against the scripted Anthropic server (streaming Messages
-with tool use; tests/support/mcp_plans.py plays the demo scripts through MCP tools). The catch is judged PASS (a
-wrong script's FAIL: bench/agents.py); agent.jsonl holds its MCP calls and results, the manifest its usage; its
-private directory and process group are gone."""
+Playwright MCP on the run's Chromium plays the demo social task's WRONG script (the audience Public instead of
+Friends; tests/support/mcp_demo.py) against the scripted Anthropic server (streaming Messages with tool use): the
+terminal request is caught and the payload judge says FAIL (the five right scripts' PASS: test_mcp_demo.py);
+agent.jsonl holds its MCP calls and results, the manifest its usage; its private directory and process group are
+gone."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.agents.agent_runs import run_demo
-from tests.support.mcp_plans import for_mcp
-from tests.support.scripts.plan import click, navigate, plan, select, type_
-
-COMMENT = "Congratulations, Maria!"
-STATUS = "Ran my first trail half marathon today: 2:04 at Barton Creek!"
+from tests.pipeline.helpers import jsonl
+from tests.support.mcp_demo import demo_script
 
 
-def social(audience: str):
-    return for_mcp(plan(navigate(), type_("textbox", "Write a comment on Maria Chen", COMMENT, submit=True),
-                        type_("textbox", "What's on your mind", STATUS), select("combobox", "Audience", audience),
-                        click("button", "Post", exact=True), final="I commented and posted the status."))
-
-
-# The wrong-script (FAIL) run of this agent is in `make bench` (bench/agents.py): the suite's time budget.
-@pytest.mark.parametrize("audience, verdict", [("friends", "PASS")])
-def test_claude_code_completes_social_task(audience, verdict, sites, tmp_path, capsys, monkeypatch):
-    run = run_demo("claude-code", "social-status-update", social(audience), "anthropic", tmp_path / "run", sites,
-                   capsys, monkeypatch)
-    assert run.verdict == verdict
+def test_claude_code_wrong_script_is_judged_fail(sites, tmp_path, capsys, monkeypatch):
+    run = run_demo("claude-code", "social-status-update", demo_script("social-status-update", wrong=True),
+                   "anthropic", tmp_path / "run", sites, capsys, monkeypatch)
+    assert run.verdict == "FAIL"
+    assert jsonl(run.run_dir, "interceptions.jsonl")[0]["body"]["audience"] == "public"  # caught, then judged
     tools = run.requests[0].body["tools"]
     names = {t["name"] for t in tools}
     assert "mcp__playwright__browser_snapshot" in names and all(n.startswith("mcp__playwright__") for n in names)

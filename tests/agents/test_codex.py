@@ -1,8 +1,9 @@
 """`clawrec run --agent codex`: the real Codex CLI (`codex exec --json`, our own provider on OPENAI_BASE_URL, the
-Responses API streamed) with Playwright MCP on the run's Chromium (a `namespace` tool on the wire) completes a demo
-task against the scripted server (tests/support/mcp_plans.py), stopped at once after the catch (--grace 0: the
-adapter is cancelled and still reports its usage). The catch is judged PASS; agent.jsonl holds its MCP
-calls and results, the manifest its usage; its private directory and process group are gone."""
+Responses API streamed) with Playwright MCP on the run's Chromium (a `namespace` tool on the wire) plays the demo
+social task's WRONG script (audience Public; tests/support/mcp_demo.py) against the scripted server, stopped at once
+after the catch (--grace 0: the adapter is cancelled and still reports its usage). The catch is judged FAIL (the
+five right scripts' PASS: test_mcp_demo.py); agent.jsonl holds its MCP calls and results, the manifest its usage;
+its private directory and process group are gone."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import subprocess
 from pathlib import Path
 
 from tests.agents.agent_runs import run_demo
-from tests.agents.test_claude_code import social
+from tests.pipeline.helpers import jsonl
+from tests.support.mcp_demo import demo_script
 
 
-def test_codex_completes_social_task(sites, tmp_path, capsys, monkeypatch):
-    run = run_demo("codex", "social-status-update", social("friends"), "openai", tmp_path / "run", sites, capsys,
-                   monkeypatch, extra=("--grace", "0"))
-    assert run.verdict == "PASS"
+def test_codex_wrong_script_is_judged_fail(sites, tmp_path, capsys, monkeypatch):
+    run = run_demo("codex", "social-status-update", demo_script("social-status-update", wrong=True), "openai",
+                   tmp_path / "run", sites, capsys, monkeypatch, extra=("--grace", "0"))
+    assert run.verdict == "FAIL"
+    assert jsonl(run.run_dir, "interceptions.jsonl")[0]["body"]["audience"] == "public"  # caught, then judged
     assert {r.path for r in run.requests} == {"/v1/responses"} and all(r.body.get("stream") for r in run.requests)
     spaces = [t for t in run.requests[0].body["tools"] if t.get("type") == "namespace"]
     assert [t["name"] for t in spaces] == ["mcp__playwright"]
