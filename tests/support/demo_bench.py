@@ -80,11 +80,28 @@ def instructions() -> dict[str, str]:
             for t in TASKS}
 
 
+def attempt_of(run: Path) -> float | None:
+    """The running attempt of a run (its manifest's t0): a bench retry of an infrastructure failure starts over."""
+    try:
+        return float(json.loads((run / "manifest.json").read_text())["t0"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def close(script: Script) -> None:
+    if callable(getattr(script, "close", None)):
+        script.close()  # type: ignore[attr-defined]
+
+
 def dispatcher(out: Path, agents: list[str], wrong: bool) -> tuple[Script, dict[tuple[str, str], Script]]:
-    """The server's script (model name → agent, instruction → task) and the scripts it made (to close after)."""
+    """The server's script (model name → agent, instruction → task) and the scripts it made (to close after).
+
+    A script is made at its run's first request and made again when the run starts over (a new attempt), so a
+    script that keeps state (or owns an oracle on its run's browser) never serves two attempts."""
     by_model = {model_of(a, wrong): a for a in agents}
     starts = instructions()
     made: dict[tuple[str, str], Script] = {}
+    attempts: dict[tuple[str, str], float | None] = {}
     lock = threading.Lock()
 
     def dispatch(request: dict[str, Any], h: History) -> Turn:
@@ -97,12 +114,16 @@ def dispatcher(out: Path, agents: list[str], wrong: bool) -> tuple[Script, dict[
             if not h.tools:  # a side request of the CLI (a title, a summary): no task in it
                 return Turn(text="Browsing task.")
             raise AssertionError(f"no demo task's instruction in the {model} request: {text[:300]}")
-        agent = by_model[model]
+        agent, key = by_model[model], (model, task)
+        run = run_dir(out, agent, task, wrong)
+        attempt = attempt_of(run)
         with lock:
-            if (model, task) not in made:
-                made[model, task] = demo_module(agent).demo_script(task, wrong=wrong,
-                                                                    run_dir=run_dir(out, agent, task, wrong))
-            script = made[model, task]
+            if key in made and attempt is not None and attempts[key] not in (None, attempt):  # a retry
+                close(made.pop(key))
+            if key not in made:
+                made[key] = demo_module(agent).demo_script(task, wrong=wrong, run_dir=run)
+            attempts[key] = attempt if attempt is not None else attempts.get(key)  # None: not readable yet
+            script = made[key]
         return script(request, h)
 
     return dispatch, made
@@ -142,9 +163,7 @@ def bench_demo(out: Path, agents: list[str], *, wrong: bool = False, tasks: tupl
             errors = sorted({repr(e)[:300] for e in model.script_errors})  # a failing step repeats
     finally:
         for script in made.values():
-            close = getattr(script, "close", None)
-            if callable(close):
-                close()
+            close(script)
     results = out / "results.jsonl"
     rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     summary = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
