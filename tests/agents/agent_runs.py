@@ -32,16 +32,21 @@ class DemoRun:
         return jsonl(self.run_dir, "agent.jsonl")
 
 
+def use_model(model: ModelServer, provider: str, sites, monkeypatch) -> None:
+    """The environment of a `clawrec run` in this process: the session's sites, the provider's key and base URL."""
+    monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
+    if provider == "anthropic":
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+    else:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", model.openai_base_url)
+
+
 def run_demo(agent: str, spec_id: str, script: Any, provider: str, run_dir: Path, sites, capsys, monkeypatch,
              extra: tuple[str, ...] = ()) -> DemoRun:
     with ModelServer(script) as model:
-        monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
-        if provider == "anthropic":
-            monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-            monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
-        else:
-            monkeypatch.setenv("OPENAI_API_KEY", KEY)
-            monkeypatch.setenv("OPENAI_BASE_URL", model.openai_base_url)
+        use_model(model, provider, sites, monkeypatch)
         start = time.time()
         code, out, err = run_cli([str(REPO / "specs" / "demo" / f"{spec_id}.yaml"), "--agent", agent, "--model",
                                   f"{provider}/scripted", "--run-dir", str(run_dir), *extra], capsys)
