@@ -31,7 +31,7 @@ SPECS = REPO / "specs" / "demo"
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update",
          "social-share-post")
 # agent → (its demo module, the wire protocol it speaks, the model id of its right script; "-wrong" appended: wrong)
-AGENTS = {"browser-use": ("tests.support.bu_demo", "anthropic", "claude-sonnet-4-demo"),
+AGENTS = {"browser-use": ("tests.support.bu_demo", "anthropic", "bu-demo"),
           "claude-code": ("tests.support.mcp_demo", "anthropic", "cc-demo"),
           "codex": ("tests.support.mcp_demo", "openai", "cx-demo"),
           "computer-use": ("tests.support.cu_demo", "anthropic", "cu-demo")}
