@@ -150,6 +150,9 @@ class McpCliAgent:
         usage = self.usage_record(model, events) if events.usage else priced(model, 0, 0, 0)
         if outcome.stopped:
             return AgentResult("ok", f"{self.name} {outcome.stopped}", events.calls, usage)
+        if events.calls > max_steps:  # the CLI's own turn cap (Claude Code's error_max_turns) is the task's step limit
+            return AgentResult("ok", f"{self.name} went past the step limit ({max_steps} tool calls allowed)",
+                               events.calls, usage)
         if outcome.code == 0 and not events.error:
             return AgentResult("ok", str(events.final or f"{self.name} finished")[:500], events.calls, usage)
         reason = events.error or tail_line(out_dir / "stderr.log")
