@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.browser_use_runner import STEP_LIMIT
 from clawrec.agents.claude import first_message
 from clawrec.agents.openclaw import mask, secret_values
 from clawrec.agents.openclaw_config import ROOT, resolve_provider
@@ -110,6 +111,9 @@ class BrowserUseAgent:
             return AgentResult("ok", f"browser-use {outcome.stopped}", steps, usage)
         if outcome.code == 0:
             return AgentResult("ok", str(state["final"] or "browser-use finished")[:500], steps, usage)
+        if outcome.code == STEP_LIMIT:
+            return AgentResult("ok", f"browser-use went past the step limit ({max_steps} steps allowed)",
+                               max(steps, max_steps), usage)
         reason = state["error"] or tail_line(Path(ctx.run_dir) / "browser-use" / "stderr.log")
         code = f"exit {outcome.code}" if (outcome.code or 0) >= 0 else f"killed by signal {-(outcome.code or 0)}"
         return AgentResult("error", f"browser-use failed ({code})" + (f": {reason}" if reason else ""), steps, usage)

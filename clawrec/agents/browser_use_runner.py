@@ -17,6 +17,8 @@ import sys
 import time
 from typing import Any
 
+STEP_LIMIT = 4  # exit code: browser-use ran out of steps (the adapter reports the task's step limit, not an error)
+
 
 def emit(path: str, role: str, content: Any, **fields: Any) -> None:
     with open(path, "a", encoding="utf-8") as out:
@@ -80,6 +82,9 @@ async def run(cfg: dict[str, Any]) -> int:
         errors = [e for e in history.errors() if e]
         if history.is_done():
             emit(events, "assistant", final, final=True, success=history.is_successful())
+        elif history.number_of_steps() >= int(cfg["max_steps"]):  # its own max_steps: the task's step limit
+            emit(events, "system", f"browser-use stopped at its step limit ({cfg['max_steps']} steps)")
+            code = STEP_LIMIT
         elif errors:
             emit(events, "system", f"browser-use stopped: {errors[-1]}", error=True)
             code = 3
