@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from tests.agents.agent_runs import KEY
+from tests.agents.agent_runs import KEY, use_model
 from tests.bench.helpers import DEMO, FAST, bench
 from tests.pipeline.helpers import REPO, manifest, run_cli
 from tests.support.bu_demo import PLANS, dispatching
@@ -40,9 +40,7 @@ def test_browser_use_model_failure_is_one_line_agent_error(sites, tmp_path, caps
     """The API refuses every request (HTTP 400): browser-use gives up, the run ends `agent_error` in one line."""
     with ModelServer(lambda request, h: Turn(text="never")) as model:
         model.inject_error(400, count=100)
-        monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+        use_model(model, "anthropic", sites, monkeypatch)
         code, out, err = run_cli([str(REPO / "specs" / "demo" / "social-status-update.yaml"), "--agent",
                                   "browser-use", "--model", "anthropic/scripted", "--headless",
                                   "--run-dir", str(tmp_path / "run")], capsys)

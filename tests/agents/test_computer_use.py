@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from clawrec.cli import main
+from tests.agents.agent_runs import use_model
 from tests.pipeline.helpers import REPO, jsonl, manifest, run_cli
 from tests.support.cu_demo import demo_script
 from tests.support.model_script import Turn
@@ -24,9 +25,7 @@ def run_social(sites, tmp_path: Path, capsys, monkeypatch) -> tuple[Path, list, 
     script = demo_script("social-status-update", wrong=True, run_dir=run_dir)
     try:
         with ModelServer(script) as model:
-            monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
-            monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-secret-123")
-            monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+            use_model(model, "anthropic", sites, monkeypatch)
             start = time.time()
             code, out, err = run_cli([str(REPO / "specs" / "demo" / "social-status-update.yaml"), "--agent",
                                       "computer-use", "--model", "anthropic/claude-scripted", "--run-dir",
@@ -81,9 +80,7 @@ def test_computer_use_model_failure_is_one_line_agent_error(sites, tmp_path, cap
     """The API refuses (HTTP 400 from the model endpoint): the run ends `agent_error` with one line, no traceback."""
     with ModelServer(lambda request, h: Turn(text="never")) as model:
         model.inject_error(400, count=50)
-        monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-secret-123")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+        use_model(model, "anthropic", sites, monkeypatch)
         code, out, err = run_cli([str(REPO / "specs" / "demo" / "social-status-update.yaml"), "--agent",
                                   "computer-use", "--model", "anthropic/claude-scripted", "--no-video",
                                   "--run-dir", str(tmp_path / "run")], capsys)

@@ -1,7 +1,7 @@
 """The 5 demo tasks as scripted models for `computer-use` (issue 25's shared interface: `demo_script`).
 
 Why through the shared plans: tests/support/scripts hold one planner per task in OpenClaw's `browser` vocabulary;
-bench/screen_bridge.py plays such a plan to the computer-use agent (a test-side ARIA oracle on the run's browser
+tests/support/screen_bridge.py plays such a plan to the computer-use agent (a test-side ARIA oracle on the run's browser
 says where its element is on the screen), so every agent is judged on the same steps. social-share-post has no
 shared plan yet: `share_plan` is it (the Share button of Jordan Lee's post opens a popup window; the oracle follows
 the newest page). A wrong script swaps one value the payload judge checks, so the run is caught and judged FAIL.
@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench.screen_bridge import PlanOracle, screen_bridge
+from tests.support.screen_bridge import PlanOracle, screen_bridge
 from tests.support.model_script import History, Script, Turn
 from tests.support.model_script import browser as call
 from tests.support.scripts.plan import Action, click, latest_snapshot, navigate, plan, select, type_

@@ -1,5 +1,5 @@
 """The shared demo scripts (tests/support/scripts, written for OpenClaw's `browser` tool) played to the computer-use
-agent (bench/agents.py): the plan runs on a conversation of its own, whose snapshots are the run's ARIA snapshot
+agent (tests/support/cu_demo.py): the plan runs on a conversation of its own, whose snapshots are the run's ARIA snapshot
 read by the test-side oracle (tests/support/screen_plan.py), and each page action it picks becomes computer-tool
 calls at true screen coordinates (a click, ctrl+a and typing, a native select by its option's label, the address
 bar for a navigation). The agent under test only ever gets computer-tool calls, as from a real model.
@@ -7,8 +7,6 @@ bar for a navigation). The agent under test only ever gets computer-tool calls, 
 An `upload` is a person's: a click on the file input opens Chromium's GTK file chooser (an X window outside the
 page), and once that dialog has the keyboard focus, ctrl+L, the file's path and alt+O ("Open"; Return in the location
 field closes this chooser without a file, measured); the plan goes on once the input holds the file.
-`bu_bridge` does the same for browser-use: each page action becomes browser-use actions on the index of the
-same element in the state it sent (found by id attribute, else accessible name).
 """
 
 from __future__ import annotations
@@ -185,77 +183,5 @@ def screen_bridge(oracle: PlanOracle, script: Script) -> Script:
             turn = answer(request)
         memo[h.step] = turn
         return turn
-
-    return wrapped
-
-
-def _bu_index(oracle: PlanOracle, state: str, ref: str) -> int | None:
-    """browser-use's index of the element the plan means: by its id attribute, else its accessible name."""
-    from tests.support.browser_use_plan import elements, find
-
-    ident, name, tag = oracle.describe(ref)
-    if ident:
-        for index, _, said in elements(state):
-            if f"id={ident} " in said + " " or f"id={ident}>" in said:
-                return index
-    return (find(state, name, tag=tag) or find(state, name)) if name else None
-
-
-def _bu_actions(oracle: PlanOracle, state: str, a: dict[str, Any]) -> list[dict[str, Any]] | None:
-    kind = _kind(a)
-    if kind == "navigate":
-        return [{"navigate": {"url": a["url"], "new_tab": False}}]
-    if kind == "wait":
-        return [{"wait": {"seconds": 1}}]
-    if kind == "click":  # by viewport coordinates: the element the plan means, whatever browser-use indexed
-        at = oracle.at(a["ref"], screen=False)
-        return [{"click": {"coordinate_x": at[0], "coordinate_y": at[1]}}] if at else None
-    i = _bu_index(oracle, state, a["ref"])
-    if i is None:
-        return None
-    if kind == "type":
-        return [{"input": {"index": i, "text": a["text"], "clear": True}}] + (
-            [{"send_keys": {"keys": "Enter"}}] if a.get("submit") else [])
-    if kind == "select":
-        return [{"select_dropdown": {"index": i, "text": oracle.option_label(a["ref"], a["values"][0])}}]
-    if kind == "upload":
-        return [{"upload_file": {"index": i, "path": a["paths"][0]}}]
-    raise AssertionError(f"no browser-use action for {a}")
-
-
-def bu_bridge(oracle: PlanOracle, script: Script) -> Script:
-    """One run's browser-use script playing `script` (browser-use sends the whole state each time: one plan step per
-    request; its task text is the plan's first message)."""
-    import json
-
-    from tests.support.browser_use_plan import output, state_text
-
-    mine: list[Message] = []
-
-    def answer(request: dict[str, Any]) -> list[dict[str, Any]]:
-        state = state_text(request)
-        if not mine:
-            task = re.search(r"<user_request>\s*(.*?)\s*</user_request>", state, re.S)
-            mine.append(Message("user", task.group(1) if task else state))
-        for _ in range(60):
-            turn = script(request, History("anthropic", request, mine, []))
-            if not turn.tool_calls:
-                return [{"done": {"text": turn.text, "success": True}}]
-            call = turn.tool_calls[0]
-            cid = f"b{len(mine)}"
-            acts = None if _kind(call.arguments) == "snapshot" else _bu_actions(oracle, state, call.arguments)
-            if _kind(call.arguments) != "snapshot" and acts is None:
-                call, acts = ToolCall("browser", {"action": "act", "kind": "wait", "timeMs": 400}), [
-                    {"wait": {"seconds": 1}}]
-            result = oracle.snapshot() if acts is None else "ok"
-            mine.extend([Message("assistant", tool_calls=[ToolCall("browser", call.arguments, cid)]),
-                         Message("tool", result, tool_call_id=cid)])
-            if acts is not None:
-                return acts
-        raise AssertionError("the plan asked for 60 snapshots in a row")
-
-    def wrapped(request: dict[str, Any], h: History) -> Turn:
-        out = output(answer(request), "next step")
-        return Turn(tool_calls=[ToolCall("AgentOutput", out)]) if h.api == "anthropic" else Turn(text=json.dumps(out))
 
     return wrapped
