@@ -110,9 +110,11 @@ class Interceptor:
         self.attacher = Attacher(self.conn, self._prepare, self._prepare_failed)
         await self.headless.learn(self.conn.root)
         if self.root_patterns:
-            # Browser-level Fetch too: a tab opened by Target.createTarget{url} starts its navigation before the new
-            # target can be prepared (measured: it reached the server); the browser session pauses it. A request
-            # both levels pause is decided twice the same way, so it is caught once.
+            # Browser-level Fetch too: a tab opened by Target.createTarget{url}, or a link opened in a new tab or
+            # window by ctrl/middle/shift-click, sends its first request before the new target can be prepared
+            # (measured: it reached the server; also with tab targets waiting for the debugger); the browser session
+            # pauses it. A request both levels pause is decided twice the same way, so it is caught once. Its cost:
+            # every request of every frame passes one more DevTools proxy (page load ~x1.08, bench/README.md).
             root = self.conn.root
             root.on("Fetch.requestPaused", lambda p: self._paused(root, p))
             await root.send("Fetch.enable", {"patterns": self.root_patterns})

@@ -135,6 +135,10 @@ def channel_pages(other: str) -> dict[str, str]:
                             " + c)}).catch(e => 0); }<\\/script>`);"),
         "sandbox_iframe": page("<iframe id=f sandbox='allow-scripts allow-forms' src='/frame/sandboxed'></iframe>"),
         "cdp_new_tab": page("the test opens the submission with Target.createTarget"),
+        # a link opened in a new tab or window by its modifier (no opener): Chrome sends the request before any
+        # client can prepare the new tab; only the browser-level Fetch stops it (measured: page-level alone leaks)
+        **{ch: page(f"<a id=go href='/submit/{ch}?{_qs(ch, 'yes')}'>open</a>")
+           for ch in ("ctrl_click_link", "middle_click_link", "shift_click_link")},
         # fault injection: submits a draft and a terminal request every 10 ms, forever
         "loop": page("loop", "let n = 0; setInterval(() => { n++; const h = {'Content-Type': 'application/json'};"
                              " fetch('/submit/loop', {method: 'POST', headers: h, body: JSON.stringify({order:"

@@ -49,7 +49,12 @@ CHANNELS = {
     "data_iframe": ("data", "page", None, True),
     "sandbox_iframe": ("base:/frame/sandboxed", "page", None, True),
     "cdp_new_tab": ("about:blank", "about:blank", None, False),  # Target.createTarget{url: the submission}
+    "ctrl_click_link": ("about:blank", "about:blank", None, False),  # a new background tab, no opener
+    "middle_click_link": ("about:blank", "about:blank", None, False),
+    "shift_click_link": ("about:blank", "about:blank", None, False),  # a new window, no opener
 }
+MODIFIER_CLICKS = {"ctrl_click_link": {"modifiers": ["Control"]}, "middle_click_link": {"button": "middle"},
+                   "shift_click_link": {"modifiers": ["Shift"]}}
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +86,8 @@ async def _act(page, channel: str, disk: Path) -> None:
         cdp = await page.context.new_cdp_session(page)
         await cdp.send("Target.createTarget", {"url": page.url.replace("/ch/cdp_new_tab", "/submit/cdp_new_tab?"
                                                                        "order=ORD-cdp_new_tab&confirm=yes")})
+    elif channel in MODIFIER_CLICKS:
+        await page.click("#go", **MODIFIER_CLICKS[channel])
     elif channel == "service_worker":
         await page.evaluate("window.ready.then(() => 1)")
         await page.click("#go")
@@ -128,7 +135,7 @@ def test_channel_caught_never_sent(h, channel, tmp_path, disk_file):
     body = c["body"]
     if channel == "graphql_batch":
         assert body[1] == {"operationName": "PlaceOrder", "order": "ORD-graphql_batch", "confirm": "yes"}
-    elif channel in ("popup", "get_query", "cdp_new_tab", "link_prefetch"):
+    elif channel in ("popup", "get_query", "cdp_new_tab", "link_prefetch", *MODIFIER_CLICKS):
         assert body is None and c["query"] == {"order": f"ORD-{channel}", "confirm": "yes"}
     else:
         assert body["order"] == f"ORD-{channel}" and body["confirm"] == "yes"
