@@ -114,7 +114,7 @@ class Interceptor:
             # window by ctrl/middle/shift-click, sends its first request before the new target can be prepared
             # (measured: it reached the server; also with tab targets waiting for the debugger); the browser session
             # pauses it. A request both levels pause is decided twice the same way, so it is caught once. Its cost:
-            # every request of every frame passes one more DevTools proxy (page load ~x1.08, bench/README.md).
+            # every request of every frame passes one more DevTools proxy (page load x1.08, bench/README.md).
             root = self.conn.root
             root.on("Fetch.requestPaused", lambda p: self._paused(root, p))
             await root.send("Fetch.enable", {"patterns": self.root_patterns})
