@@ -12,6 +12,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.browser_tools import TOOLS, BrowserTools
+from clawrec.agents.pwconnect import run_context
 from clawrec.agents.usage import priced
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -100,7 +101,6 @@ class ClaudeAgent:
 
     async def run(self, ctx: AgentContext) -> AgentResult:
         import anthropic
-        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
 
         self.check(ctx)
         model = model_id(ctx.model)
@@ -113,9 +113,7 @@ class ClaudeAgent:
         messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
         ctx.log("system", SYSTEM, model=model)
         ctx.log("user", messages[0]["content"])
-        async with async_playwright() as pw:
-            browser = await pw.chromium.connect_over_cdp(ctx.cdp_url)
-            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        async with run_context(ctx.cdp_url) as context:
             tools = BrowserTools(context, files=list(ctx.task.files))
             while True:
                 if ctx.stop.is_set():

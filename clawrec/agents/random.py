@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult
+from clawrec.agents.pwconnect import run_context
 
 STEPS = 25
 IDLE_S = 20.0
@@ -66,8 +67,6 @@ class RandomAgent:
     name = "random"
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
-
         seed = seed_for(ctx)
         rng = random.Random(seed)
         steps_max = int(os.environ.get("CLAWREC_RANDOM_STEPS") or STEPS)
@@ -75,9 +74,7 @@ class RandomAgent:
         ctx.log("system", f"random agent: seed {seed!r}, up to {steps_max} actions or {budget:g} s", tool="random")
         steps = 0
         end = time.monotonic() + budget
-        async with async_playwright() as pw:
-            browser = await pw.chromium.connect_over_cdp(ctx.cdp_url)
-            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        async with run_context(ctx.cdp_url) as context:
             while steps < steps_max and time.monotonic() < end and not ctx.stop.is_set():
                 pages = [p for p in context.pages if not p.is_closed()]
                 if not pages:

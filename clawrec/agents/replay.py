@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
+from clawrec.agents.pwconnect import run_context
 from clawrec.agents.replay_plan import (ReplayError, ReplayStep, build_plan, load_actions, map_url, origin_map,
                                         recorded_context)
 
@@ -33,8 +34,6 @@ class ReplayAgent:
             raise AgentSetupError(f"--from {src}: no actions.jsonl there (is it a recorded run directory?)")
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        from patchright.async_api import async_playwright  # no Runtime.enable: README "Footprint"
-
         self.check(ctx)
         src = Path(ctx.options["replay_from"])
         try:
@@ -46,9 +45,7 @@ class ReplayAgent:
         mapping = origin_map(recorded_context(src), {"start_url": ctx.task.start_url,
                                                      "sites": ctx.options.get("sites") or {}})
         ctx.log("system", f"replaying {len(plan)} steps from {src}", origins=mapping)
-        async with async_playwright() as pw:
-            browser = await pw.chromium.connect_over_cdp(ctx.cdp_url)
-            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        async with run_context(ctx.cdp_url) as context:
             player = Player(context, ctx, mapping)
             done = 0
             prev_t = plan[0].t
