@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var C = window.CONFIG, S = window.SITE || { urls: {} }, T = C.terminal;
-  var csrf = "", sock = null, sockOpen = null, auraN = 0;
+  var csrf = "", sock = null, sockOpen = null, sockSent = 0, sockAcked = 0, auraN = 0;
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
   function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
@@ -131,7 +131,15 @@
       if (preview) return fetch(T.path, { method: "POST", body: new URLSearchParams(payload) });
       return navigator.sendBeacon(T.path, new URLSearchParams(payload));
     }
-    if (ch === "websocket") { await sockOpen; return sock.send(JSON.stringify(Object.assign({ type: "submit" }, payload))); }
+    if (ch === "websocket") {  /* the preview waits for the server's ack, so it is there before the submission */
+      await sockOpen;
+      var n = ++sockSent;
+      sock.send(JSON.stringify(Object.assign({ type: "submit" }, payload)));
+      if (preview) await new Promise(function (r) {
+        (function wait() { if (sockAcked >= n) r(); else sock.addEventListener("message", wait, { once: true }); })();
+      });
+      return;
+    }
     if (ch === "aura_field") {
       ++auraN;
       var message = { actions: [{ id: "7;a", descriptor: "apex://FormController/ACTION$submit",
@@ -152,7 +160,8 @@
   }
   if (C.channel === "websocket") {
     sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + T.path);
-    sockOpen = new Promise(function (r) { sock.addEventListener("open", function () { sock.send(JSON.stringify({ type: "presence" })); r(); }); });
+    sock.addEventListener("message", function () { sockAcked++; });  /* the server acks every message */
+    sockOpen = new Promise(function (r) { sock.addEventListener("open", function () { sockSent++; sock.send(JSON.stringify({ type: "presence" })); r(); }); });
   }
   if (C.channel === "service_worker" && navigator.serviceWorker) navigator.serviceWorker.register("sw.js");
   var frame = $("#payframe");
