@@ -12,7 +12,11 @@
   answers every request 20 ms late, interception off vs clawrec (and the browser-level floor);
 - `chrome_fetch_idle_browser`: the floor with Fetch on the browser session too (clawrec needs it: a tab opened by
   Target.createTarget{url} sends its first request before any client can prepare it), and
-  `clawrec_no_browser_fetch`, clawrec without it (a measurement only), which split clawrec's cost in two.
+  `clawrec_no_browser_fetch`, clawrec without it (a measurement only), which split clawrec's cost in two;
+- what Chrome alone charges for each source an HTTP log could come from (`http_source_vs_chrome_fetch_floor`): the
+  Network domain (`chrome_network_idle`), Fetch pausing every response (`chrome_fetch_response`), the NetLog
+  (`chrome_netlog`); and the page-level floor at 20 ms (`fetch_floor_vs_off_at_20ms`). The bare clients of every
+  `chrome_*` mode are in bench/yardsticks.py.
 How (the noise of one machine is larger than the goals' margins, so every figure is paired): one browser per mode,
 all alive, each instrumented first as in a run and warmed by one untimed load of each page; each round loads every
 page once in every mode, modes in a new random order per page, and runs `FETCHES` sequential fetches per mode. A
@@ -39,12 +43,18 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.yardsticks import YARDSTICKS, Yardstick, netlog_flags
+
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update")
 MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route", "chrome_fetch_idle", "clawrec_no_http_log",
-         "chrome_fetch_idle_browser", "clawrec_no_browser_fetch")
+         "chrome_fetch_idle_browser", "clawrec_no_browser_fetch", "chrome_network_idle", "chrome_fetch_response",
+         "chrome_netlog")
 # the start pages again from a server answering every request after LATENCY_MS
-LATENCY_MODES = ("off", "clawrec", "chrome_fetch_idle_browser")
+LATENCY_MODES = ("off", "clawrec", "chrome_fetch_idle", "chrome_fetch_idle_browser")
+# Chrome's own cost of each source an HTTP log can be built from (bench/yardsticks.py), against the page-level floor
+HTTP_SOURCES = {"network_domain": "chrome_network_idle", "fetch_response_stage": "chrome_fetch_response",
+                "netlog": "chrome_netlog"}
 FLOOR = "chrome_fetch_idle"
 # The floor of an interceptor that also stops a tab opened by Target.createTarget{url} before its first request:
 # Fetch on at browser level too (Chromium 156 does not hold that navigation for a client waiting on the new tab).
@@ -161,42 +171,13 @@ def _servers() -> Any:
             proc.kill()
 
 
-class _IdleFetch:
-    """Fetch on in every page for a pattern that never matches: what Chrome alone costs (no pause, no logging);
-    `browser_level`: on the browser session too, as clawrec has it (see BROWSER_FLOOR)."""
-
-    def __init__(self, browser_level: bool = False) -> None:
-        self.browser_level = browser_level
-
-    async def attach(self, ws_url: str) -> None:
-        from interceptor.cdp import Connection
-
-        auto = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-        self.conn = await Connection.open(ws_url)
-
-        def attached(session, params: dict[str, Any]) -> None:
-            if session.target_type == "page":
-                session.send_quiet("Fetch.enable", {"patterns": [{"urlPattern": "http://never.invalid/*"}]})
-            session.send_quiet("Target.setAutoAttach", auto)
-            if params.get("waitingForDebugger"):
-                session.send_quiet("Runtime.runIfWaitingForDebugger")
-
-        self.conn.on_attach.append(attached)
-        if self.browser_level:
-            await self.conn.root.send("Fetch.enable", {"patterns": [{"urlPattern": "http://never.invalid/*"}]})
-        await self.conn.root.send("Target.setAutoAttach", auto)
-
-    async def close(self) -> None:
-        await self.conn.close()
-
-
 async def _attach(name: str, spec, browser, out: Path):
     from interceptor.core import Interceptor
 
-    if name in (FLOOR, BROWSER_FLOOR):
-        idle = _IdleFetch(browser_level=name == BROWSER_FLOOR)
-        await idle.attach(browser.ws_url)
-        return idle
+    if name in YARDSTICKS:
+        stick = Yardstick.named(name)
+        await stick.attach(browser.ws_url)
+        return stick
     if not name.startswith("clawrec"):
         return None
     icpt = Interceptor(spec, out / name, narrow=name != "clawrec_pause_all",
@@ -233,7 +214,9 @@ async def _measure(out: Path, servers: dict[str, Any]) -> dict[str, Any]:
     slow: dict[str, dict[tuple[int, int], float]] = {m: {} for m in LATENCY_MODES}
     fetches: dict[str, list[list[float]]] = {m: [] for m in MODES}
     rng = random.Random(4)
-    browsers = {m: launch_browser(headless=True) for m in MODES}  # one per mode, all alive: loads interleave
+    # one per mode, all alive: loads interleave
+    browsers = {m: launch_browser(headless=True, extra_flags=netlog_flags(out) if m == "chrome_netlog" else None)
+                for m in MODES}
     attached: dict[str, Any] = {}
     load_avg = [os.getloadavg()[0]]
     try:
@@ -293,6 +276,11 @@ def _report(loads: dict[str, dict], slow: dict[str, dict], fetches: dict[str, li
         "fetch_vs_fetch_floor_with_browser_level": {
             m: _paired(_ratios(per_round[m], per_round[BROWSER_FLOOR])) for m in MODES if m.startswith("clawrec")},
         "browser_level_floor_vs_off_at_20ms": _paired(_ratios(slow[BROWSER_FLOOR], slow["off"])),
+        "fetch_floor_vs_off_at_20ms": _paired(_ratios(slow[FLOOR], slow["off"])),
+        # what Chrome alone charges for each source of an HTTP log (nothing of clawrec's: bare clients)
+        "http_source_vs_chrome_fetch_floor": {k: _paired(_ratios(loads[m], loads[FLOOR])) for k, m in HTTP_SOURCES.items()},
+        "http_source_fetch_vs_chrome_fetch_floor": {k: _paired(_ratios(per_round[m], per_round[FLOOR]))
+                                                    for k, m in HTTP_SOURCES.items()},
         "page_load_vs_browser_level_floor_at_20ms": _paired(_ratios(slow["clawrec"], slow[BROWSER_FLOOR])),
         "fetch_vs_chrome_fetch_floor": {m: _paired(_ratios(per_round[m], per_round[FLOOR]))
                                         for m in MODES if m != FLOOR},
@@ -332,7 +320,9 @@ def _report(loads: dict[str, dict], slow: dict[str, dict], fetches: dict[str, li
         "chrome_fetch_idle is the floor of any CDP Fetch interceptor: Chrome proxies every request of a frame with "
         "Fetch on, whatever the patterns. chrome_fetch_idle_browser adds Fetch on the browser session (nothing "
         "paused), which clawrec needs to stop a tab opened by Target.createTarget{url} before its first request; "
-        "clawrec_no_browser_fetch is clawrec without it (a measurement only: unsafe). clawrec_no_http_log is the "
+        "clawrec_no_browser_fetch is clawrec without it (a measurement only: unsafe). chrome_network_idle, "
+        "chrome_fetch_response and chrome_netlog are Chrome's own cost of each source of an HTTP log (Network "
+        "events unread; every response paused and continued; the NetLog to a file). clawrec_no_http_log is the "
         "interceptor without its HTTP layer (Network events -> http.jsonl). pause_round_trip_ms is what pausing one "
         "request adds (clawrec pausing every request minus clawrec pausing none). Figures: median of ratios "
         "paired by round and page, p25/p75 and the median's 95 % interval beside it; SETTLE seconds of quiet "
