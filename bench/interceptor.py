@@ -16,10 +16,13 @@
 - what Chrome alone charges for each source an HTTP log could come from (`http_source_vs_chrome_fetch_floor`): the
   Network domain (`chrome_network_idle`), Fetch pausing every response (`chrome_fetch_response`), the NetLog
   (`chrome_netlog`); and the page-level floor at 20 ms (`fetch_floor_vs_off_at_20ms`). The bare clients of every
-  `chrome_*` mode are in bench/yardsticks.py.
-How (the noise of one machine is larger than the goals' margins, so every figure is paired): one browser per mode,
-all alive, each instrumented first as in a run and warmed by one untimed load of each page; each round loads every
-page once in every mode, modes in a new random order per page, and runs `FETCHES` sequential fetches per mode. A
+  `chrome_*` mode are in bench/yardsticks.py. `chrome_fetch_idle_again`, the floor in a second browser, is the A/A
+  control (`resolution_floor_again_vs_floor`): how far a mode identical to the floor reads from it is what this
+  bench cannot resolve (`BLOCKS` > 1 replaces the browsers every few rounds; measured no tighter).
+How (the noise of one machine is larger than the goals' margins, so every figure is paired): per block of rounds
+(one block unless `CLAWREC_BENCH_INTERCEPTOR_BLOCKS`), one fresh browser per mode, all alive, each instrumented
+first as in a run and warmed by one untimed load of each page; each round loads every page once in every mode,
+modes in a new random order per page, and runs `FETCHES` sequential fetches per mode. A
 figure is the median over (round, page) of mode / yardstick (the fetch figure: per round, the ratio of the two
 modes' median fetch), with its quartiles and the median's distribution-free 95 % interval; the 1-minute load average
 is reported (lowest and highest of the rounds). The sites run in a child process, not in this one (see `_serve`).
@@ -49,18 +52,23 @@ ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update")
 MODES = ("off", "clawrec", "clawrec_pause_all", "playwright_route", "chrome_fetch_idle", "clawrec_no_http_log",
          "chrome_fetch_idle_browser", "clawrec_no_browser_fetch", "chrome_network_idle", "chrome_fetch_response",
-         "chrome_netlog")
+         "chrome_netlog", "chrome_fetch_idle_again")
 # the start pages again from a server answering every request after LATENCY_MS
 LATENCY_MODES = ("off", "clawrec", "chrome_fetch_idle", "chrome_fetch_idle_browser")
 # Chrome's own cost of each source an HTTP log can be built from (bench/yardsticks.py), against the page-level floor
 HTTP_SOURCES = {"network_domain": "chrome_network_idle", "fetch_response_stage": "chrome_fetch_response",
                 "netlog": "chrome_netlog"}
 FLOOR = "chrome_fetch_idle"
+FLOOR_AGAIN = "chrome_fetch_idle_again"  # the A/A control: the same client in a second browser
 # The floor of an interceptor that also stops a tab opened by Target.createTarget{url} before its first request:
 # Fetch on at browser level too (Chromium 156 does not hold that navigation for a client waiting on the new tab).
 BROWSER_FLOOR = "chrome_fetch_idle_browser"
 LATENCY_MS = 20
 ROUNDS = int(os.environ.get("CLAWREC_BENCH_INTERCEPTOR_ROUNDS", "12"))  # each: every page in every mode, once
+# Fresh browsers (one per mode) every ROUNDS / BLOCKS rounds, to test whether a browser's own luck for its whole life
+# biases its mode. Measured (2026-11-27, idle, two runs each): the A/A control read x0.91 and x0.99 of the floor with
+# one browser per mode (BLOCKS=1) and x0.97 and x0.94 with BLOCKS=4: no tighter, so 1 stays the default.
+BLOCKS = max(1, min(ROUNDS, int(os.environ.get("CLAWREC_BENCH_INTERCEPTOR_BLOCKS", "1"))))
 FETCHES = 30     # sequential fetches per mode and round
 # Seconds of quiet before each timed load or fetch series. Why: all modes' browsers share 2 cores, and a page's tail
 # (its late requests, the instrumentation's last events, Chrome's own post-load work) ran into whichever mode was
@@ -201,74 +209,95 @@ async def _load(page: Any, url: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-async def _measure(out: Path, servers: dict[str, Any]) -> dict[str, Any]:
-    from playwright.async_api import async_playwright
+@dataclasses.dataclass
+class _Samples:
+    """Everything measured, over all blocks: loads[mode][(round, page)], fetches[mode][round] (paired by round and
+    page across modes), and what the interceptors counted."""
+    loads: dict[str, dict[tuple[int, int], float]]
+    slow: dict[str, dict[tuple[int, int], float]]
+    fetches: dict[str, list[list[float]]]
+    decision_us: list[float] = dataclasses.field(default_factory=list)
+    paused: dict[str, int] = dataclasses.field(default_factory=dict)
+    load_avg: list[float] = dataclasses.field(default_factory=list)
 
+
+async def _block(p: Any, out: Path, servers: dict[str, Any], rounds: range, rng: random.Random,
+                 got: _Samples) -> None:
+    """`rounds` with a fresh browser per mode, all alive (loads interleave), each instrumented first as in a run."""
     from interceptor.core import Interceptor
     from recorder.browser import launch_browser
 
     spec, (fast_urls, slow_urls) = _union_spec(servers["fast"], servers["slow"])
-    ping = servers["ping"]
-    # loads[mode][(round, page)] and fetches[mode][round]: paired by round (and page) across modes
-    loads: dict[str, dict[tuple[int, int], float]] = {m: {} for m in MODES}
-    slow: dict[str, dict[tuple[int, int], float]] = {m: {} for m in LATENCY_MODES}
-    fetches: dict[str, list[list[float]]] = {m: [] for m in MODES}
-    rng = random.Random(4)
-    # one per mode, all alive: loads interleave
+    out.mkdir(parents=True, exist_ok=True)
     browsers = {m: launch_browser(headless=True, extra_flags=netlog_flags(out) if m == "chrome_netlog" else None)
                 for m in MODES}
     attached: dict[str, Any] = {}
-    load_avg = [os.getloadavg()[0]]
     try:
-        async with async_playwright() as p:
-            pages: dict[str, tuple[Any, Any]] = {}
-            for name in MODES:
-                attached[name] = await _attach(name, spec, browsers[name], out)  # first, as in a run
-                ctx = (await p.chromium.connect_over_cdp(browsers[name].http_url)).contexts[0]
-                if name == "playwright_route":
-                    await ctx.route("**/*", lambda route: route.continue_())
-                page, fpage = await ctx.new_page(), await ctx.new_page()
-                for url in fast_urls + (slow_urls if name in LATENCY_MODES else []):  # warm: caches, code
-                    await page.goto(url, wait_until="load")
-                await fpage.goto(ping + "/")
-                pages[name] = (page, fpage)
-            for rnd in range(ROUNDS):  # every page in every mode, modes in a new random order each time
-                for i, url in enumerate(fast_urls):
-                    for name in rng.sample(MODES, len(MODES)):
-                        loads[name][(rnd, i)] = await _load(pages[name][0], url)
-                for i, url in enumerate(slow_urls):
-                    for name in rng.sample(LATENCY_MODES, len(LATENCY_MODES)):
-                        slow[name][(rnd, i)] = await _load(pages[name][0], url)
+        pages: dict[str, tuple[Any, Any]] = {}
+        for name in rng.sample(MODES, len(MODES)):
+            attached[name] = await _attach(name, spec, browsers[name], out)  # first, as in a run
+            ctx = (await p.chromium.connect_over_cdp(browsers[name].http_url)).contexts[0]
+            if name == "playwright_route":
+                await ctx.route("**/*", lambda route: route.continue_())
+            page, fpage = await ctx.new_page(), await ctx.new_page()
+            for url in fast_urls + (slow_urls if name in LATENCY_MODES else []):  # warm: caches, code
+                await page.goto(url, wait_until="load")
+            await fpage.goto(servers["ping"] + "/")
+            pages[name] = (page, fpage)
+        for rnd in rounds:  # every page in every mode, modes in a new random order each time
+            for i, url in enumerate(fast_urls):
                 for name in rng.sample(MODES, len(MODES)):
-                    await asyncio.sleep(SETTLE)
-                    fetches[name].append(await pages[name][1].evaluate(FETCH_JS, FETCHES))
-                load_avg.append(os.getloadavg()[0])
+                    got.loads[name][(rnd, i)] = await _load(pages[name][0], url)
+            for i, url in enumerate(slow_urls):
+                for name in rng.sample(LATENCY_MODES, len(LATENCY_MODES)):
+                    got.slow[name][(rnd, i)] = await _load(pages[name][0], url)
+            for name in rng.sample(MODES, len(MODES)):
+                await asyncio.sleep(SETTLE)
+                got.fetches[name].append(await pages[name][1].evaluate(FETCH_JS, FETCHES))
+            got.load_avg.append(os.getloadavg()[0])
     finally:
-        for icpt in attached.values():
+        for name, icpt in attached.items():
             if icpt is not None:
                 await icpt.close()
+            if isinstance(icpt, Interceptor):
+                got.decision_us += icpt.continue_us
+                got.paused[name] = got.paused.get(name, 0) + icpt.stats["paused"]
         for browser in browsers.values():
             browser.close()
-    return _report(loads, slow, fetches, attached, fast_urls, load_avg)
+
+
+async def _measure(out: Path, servers: dict[str, Any]) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    got = _Samples({m: {} for m in MODES}, {m: {} for m in LATENCY_MODES}, {m: [] for m in MODES},
+                   load_avg=[os.getloadavg()[0]])
+    rng = random.Random(4)
+    per_block = math.ceil(ROUNDS / BLOCKS)
+    async with async_playwright() as p:
+        for b in range(BLOCKS):
+            await _block(p, out / f"block{b}", servers, range(b * per_block, min(ROUNDS, (b + 1) * per_block)), rng,
+                         got)
+    fast_urls = _union_spec(servers["fast"], servers["slow"])[1][0]
+    return _report(got, fast_urls)
 
 
 def _ratios(a: dict[Any, float], b: dict[Any, float]) -> list[float]:
     return [a[k] / b[k] for k in a if k in b and b[k] > 0]
 
 
-def _report(loads: dict[str, dict], slow: dict[str, dict], fetches: dict[str, list[list[float]]],
-            attached: dict[str, Any], urls: list[str], load_avg: list[float]) -> dict[str, Any]:
-    from interceptor.core import Interceptor
-
+def _report(got: _Samples, urls: list[str]) -> dict[str, Any]:
+    loads, slow, fetches, decision_us, load_avg = got.loads, got.slow, got.fetches, got.decision_us, got.load_avg
     flat = {m: [x for rnd in v for x in rnd] for m, v in fetches.items()}
     med = {m: statistics.median(v.values()) for m, v in loads.items()}
     fmed = {m: statistics.median(v) for m, v in flat.items()}
     per_round = {m: {r: statistics.median(v) for r, v in enumerate(rounds)} for m, rounds in fetches.items()}
-    icpts = {m: i for m, i in attached.items() if isinstance(i, Interceptor)}
-    decision_us = [x for i in icpts.values() for x in i.continue_us]
     result: dict[str, Any] = {
         # the figures: medians of ratios paired by round and page (each round loads every page in every mode)
         "page_load_vs_chrome_fetch_floor": {m: _paired(_ratios(loads[m], loads[FLOOR])) for m in MODES if m != FLOOR},
+        # the A/A control: the floor again, in another browser; its distance from 1 is what no figure can resolve
+        "resolution_floor_again_vs_floor": {
+            "page_load": _paired(_ratios(loads[FLOOR_AGAIN], loads[FLOOR])),
+            "fetch": _paired(_ratios(per_round[FLOOR_AGAIN], per_round[FLOOR]))},
         "page_load_vs_off_at_20ms": _paired(_ratios(slow["clawrec"], slow["off"])),
         # the same against the floor with Fetch at browser level too (what stopping CDP-opened tabs costs)
         "page_load_vs_fetch_floor_with_browser_level": {
@@ -300,7 +329,7 @@ def _report(loads: dict[str, dict], slow: dict[str, dict], fetches: dict[str, li
         "http_log_added_ms": round(fmed["clawrec"] - fmed["clawrec_no_http_log"], 3),
         "browser_level_fetch_added_ms": round(fmed[BROWSER_FLOOR] - fmed[FLOOR], 3),
         "interceptor_decision_us": _summary(decision_us) if decision_us else {},
-        "paused_requests": {m: i.stats["paused"] for m, i in icpts.items()},
+        "paused_requests": got.paused,
     }
     ours = result["added_latency_per_paused_request_ms"]["clawrec_pause_all"]["median"]
     peer = result["added_latency_per_paused_request_ms"]["playwright_route"]["median"]
@@ -327,7 +356,8 @@ def _report(loads: dict[str, dict], slow: dict[str, dict], fetches: dict[str, li
         "request adds (clawrec pausing every request minus clawrec pausing none). Figures: median of ratios "
         "paired by round and page, p25/p75 and the median's 95 % interval beside it; SETTLE seconds of quiet "
         "before each timed load.")
-    result["setup"] = {"sites": list(urls), "rounds": ROUNDS, "page_loads_per_mode": ROUNDS * len(urls),
+    result["setup"] = {"sites": list(urls), "rounds": ROUNDS, "blocks": BLOCKS,
+                       "page_loads_per_mode": ROUNDS * len(urls),
                        "settle_s": SETTLE,
                        "sequential_fetches_per_mode_and_round": FETCHES, "latency_ms": LATENCY_MS,
                        "modes": list(MODES), "latency_modes": list(LATENCY_MODES),

@@ -2,6 +2,8 @@
 on and do nothing else, so a figure can say what Chrome itself charges for it, apart from clawrec's own work.
 
 - `chrome_fetch_idle`: Fetch on every page for a pattern nothing matches (the floor of any CDP Fetch interceptor);
+  `chrome_fetch_idle_again` is the same in a browser of its own: the A/A control (what a mode identical to the floor
+  reads against it is the bench's resolution: each mode has its own browser for the whole run);
 - `chrome_fetch_idle_browser`: the same plus Fetch on the browser session (clawrec needs it: a tab opened by
   Target.createTarget{url} or a modifier-click sends its first request before any client can prepare it);
 - `chrome_network_idle`: that plus Network.enable on every target the HTTP layer enables it on, with the HTTP layer's
@@ -19,8 +21,8 @@ from typing import Any
 
 NEVER = [{"urlPattern": "http://never.invalid/*"}]
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-YARDSTICKS = ("chrome_fetch_idle", "chrome_fetch_idle_browser", "chrome_network_idle", "chrome_fetch_response",
-              "chrome_netlog")
+YARDSTICKS = ("chrome_fetch_idle", "chrome_fetch_idle_again", "chrome_fetch_idle_browser", "chrome_network_idle",
+              "chrome_fetch_response", "chrome_netlog")
 
 
 def netlog_flags(out: Path) -> list[str]:
@@ -40,6 +42,7 @@ class Yardstick:
     def named(cls, name: str) -> "Yardstick":
         return {
             "chrome_fetch_idle": lambda: cls(True, []),
+            "chrome_fetch_idle_again": lambda: cls(True, []),
             "chrome_netlog": lambda: cls(True, []),
             "chrome_fetch_idle_browser": lambda: cls(True, NEVER),
             "chrome_network_idle": lambda: cls(True, NEVER, network=True),
