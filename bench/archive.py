@@ -69,7 +69,8 @@ async def _page_loads(out: Path, reps: int) -> dict[str, Any]:
 
     from archive.index import ReplayIndex
     from archive.warc import read_warc
-    from bench.interceptor import _summary, _union_spec
+    from bench.interceptor import _union_spec
+    from bench.stats import summary
     from recorder.browser import launch_browser
     from sites.server import serve_sites
 
@@ -99,7 +100,7 @@ async def _page_loads(out: Path, reps: int) -> dict[str, Any]:
         browser.close()
     misses = loads.pop("replay_misses", [])
     med = {m: statistics.median(v) for m, v in loads.items()}
-    return {"page_load_ms": {m: _summary(v) for m, v in loads.items()},
+    return {"page_load_ms": {m: summary(v) for m, v in loads.items()},
             "replay_vs_live": round(med["replay"] / med["live"], 3),
             "live_archive_vs_live": round(med["live_archive"] / med["live"], 3),
             "replay_misses_total": sum(misses), "archive_exchanges": len(archive.exchanges),

@@ -32,7 +32,7 @@ def netlog_flags(out: Path) -> list[str]:
 
 class Yardstick:
     """One bare client: `page_fetch` on page targets, `root_patterns` on the browser session (a paused request is
-    continued at once), `network` on the HTTP layer's target types."""
+    continued at once and counted in `paused`, which the report gives), `network` on the HTTP layer's target types."""
 
     def __init__(self, page_fetch: bool, root_patterns: list[dict[str, Any]], network: bool = False) -> None:
         self.page_fetch, self.root_patterns, self.network = page_fetch, root_patterns, network

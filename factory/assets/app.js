@@ -135,8 +135,14 @@
       await sockOpen;
       var n = ++sockSent;
       sock.send(JSON.stringify(Object.assign({ type: "submit" }, payload)));
-      if (preview) await new Promise(function (r) {
-        (function wait() { if (sockAcked >= n) r(); else sock.addEventListener("message", wait, { once: true }); })();
+      if (preview) await new Promise(function (r, j) {  /* a socket closed before the ack fails the step */
+        function gone() { j(new Error("the connection closed before the preview was acknowledged")); }
+        if (sock.readyState > 1) return gone();
+        sock.addEventListener("close", gone, { once: true });
+        (function wait() {
+          if (sockAcked >= n) { sock.removeEventListener("close", gone); r(); }
+          else sock.addEventListener("message", wait, { once: true });
+        })();
       });
       return;
     }
