@@ -21,7 +21,7 @@
   bench cannot resolve.
 - the goals' own phase (`goal_phase`, first): only `GOAL_MODES` alive, `GOAL_ROUNDS` rounds. Why apart: with every
   mode's browser alive the A/A control read x0.91-0.99 of the floor (twelve idle Chromiums' background work lands in
-  whichever load is timed), with four alive x0.99-1.00 (2026-11-27): the 3 % goal needs the quieter phase.
+  whichever load is timed), with four alive x0.99-1.00 (2026-11-27, A/B harness): the 3 % goal needs the quieter phase.
 How (the noise of one machine is larger than the goals' margins, so every figure is paired): per phase, one browser
 per mode, all alive, each instrumented first as in a run and warmed by one untimed load of each page; each round
 loads every page once in every mode, modes in a new random order per page, and runs `FETCHES` sequential fetches
@@ -68,8 +68,10 @@ FLOOR_AGAIN = "chrome_fetch_idle_again"  # the A/A control: the same client in a
 BROWSER_FLOOR = "chrome_fetch_idle_browser"
 LATENCY_MS = 20
 ROUNDS = int(os.environ.get("CLAWREC_BENCH_INTERCEPTOR_ROUNDS", "12"))  # each: every page in every mode, once
-# The goals' phase: the floor, its A/A copy, clawrec and Chrome's own part of clawrec (browser-level Fetch + Network)
-GOAL_MODES = ("chrome_fetch_idle", "chrome_fetch_idle_again", "clawrec", "chrome_network_idle")
+# The goals' phase: the floor, its A/A copy, clawrec and Chrome's own parts of clawrec (the browser-level Fetch that
+# fail-closed new tabs need; that plus the Network domain, the HTTP log's source)
+GOAL_MODES = ("chrome_fetch_idle", "chrome_fetch_idle_again", "clawrec", "chrome_fetch_idle_browser",
+              "chrome_network_idle")
 GOAL_ROUNDS = int(os.environ.get("CLAWREC_BENCH_INTERCEPTOR_GOAL_ROUNDS", "24"))
 FETCHES = 30     # sequential fetches per mode and round
 # Seconds of quiet before each timed load or fetch series. Why: all modes' browsers share 2 cores, and a page's tail
