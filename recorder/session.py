@@ -31,7 +31,7 @@ from recorder import manifest
 from rundir import manifest as M, records
 from recorder.agent_log import AgentLogSink
 from interceptor.cdp import version_info
-from recorder.browser import Browser, launch_browser
+from recorder.browser import Browser, BrowserLaunchError, launch_browser
 from recorder.channel import ActionChannel
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
@@ -222,9 +222,17 @@ class Recording:
         (ext / "config.json").write_text(json.dumps({"port": self.channel.port, "token": self.channel.token}))
         self.extension_id = self.base["extension_id"] = unpacked_extension_id(ext)
         # Launched on the loop's thread on purpose: PDEATHSIG follows the forking thread.
-        self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,
-                                      extension_dir=ext, window_size=self.window_size, extra_flags=self.extra_flags,
-                                      extra_env=self.extra_env, log_path=self._tmp / "chromium.log")
+        try:
+            self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,
+                                          extension_dir=ext, window_size=self.window_size,
+                                          extra_flags=self.extra_flags, extra_env=self.extra_env,
+                                          log_path=self._tmp / "chromium.log")
+        except BrowserLaunchError as exc:  # its log kept for the user: no page has run yet, it holds no page's data
+            log, kept, why = self._tmp / "chromium.log", self.run_dir / "chromium-launch.log", str(exc)
+            if log.exists():
+                shutil.copyfile(log, kept)
+                why = why.replace(f"; see {log}", "") + f" (Chromium's own log: {kept})"
+            raise RecordingError(why) from None
         self.base["flags"]["browser"] = self.browser.flags
         phases["browser"] = self.clock.now()
         # The extension's hello is not awaited: events queue in the extension until it connects (nothing is

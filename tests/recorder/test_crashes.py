@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -202,3 +203,20 @@ def test_lost_screenshot_connection_degrades_the_screenshots_layer_only(tmp_path
     manifest, failed = asyncio.run(run())
     assert not failed and manifest["status"] == "ok"
     assert manifest["layers"]["screenshots"]["failed"] == "the screenshot connection was lost"
+
+
+def test_a_chromium_that_cannot_start_leaves_its_log_in_the_run_dir(tmp_path):
+    """Real Chromium refusing to start (`--remote-debugging-pipe` without its descriptors: it exits at once): the
+    error names the log it kept in the run directory (the recorder's private copy is deleted at finalize), and the
+    manifest says crashed with the same reason."""
+    run_dir = tmp_path / "run"
+    rec = Recording(run_dir, task_id="nolaunch", agent="script", headless=True, video=False,
+                    extra_flags=["--remote-debugging-pipe"])
+    with pytest.raises(RuntimeError) as err:
+        asyncio.run(rec.start())
+    kept = run_dir / "chromium-launch.log"
+    assert re.fullmatch(r"Chromium exited with code \d+ before its DevTools port opened \(Chromium's own log: "
+                        + re.escape(str(kept)) + r"\)", str(err.value)), str(err.value)
+    assert "Remote debugging pipe file descriptors are not open" in kept.read_text()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "crashed" and str(kept) in manifest["stop_reason"]
