@@ -55,7 +55,12 @@ QUIET_FLAG_BARS = ["--test-type"]
 
 
 class BrowserLaunchError(RuntimeError):
-    """Chromium is missing or did not come up; the message says what to do."""
+    """Chromium is missing or did not come up; the message says what to do. `reason` is the message without the
+    pointer to Chromium's log, `log_path` that log (a caller that moves the log names the new place)."""
+
+    def __init__(self, reason: str, log_path: Path | None = None) -> None:
+        super().__init__(reason + (f"; see {log_path}" if log_path else ""))
+        self.reason, self.log_path = reason, log_path
 
 
 def find_chromium() -> str:
@@ -218,7 +223,7 @@ def launch_browser(
         while True:
             if proc.poll() is not None:
                 raise BrowserLaunchError(f"Chromium exited with code {proc.returncode} before its DevTools port"
-                                         " opened" + (f"; see {log_path}" if log_path else ""))
+                                         " opened", Path(log_path) if log_path else None)
             if active.exists():
                 lines = active.read_text().split("\n")
                 if len(lines) >= 2 and lines[0].strip().isdigit() and lines[1].strip():
@@ -226,7 +231,8 @@ def launch_browser(
                     ws_url = f"ws://127.0.0.1:{port}{lines[1].strip()}"
                     break
             if time.monotonic() > deadline:
-                raise BrowserLaunchError(f"Chromium did not open its DevTools port within {timeout:.0f}s")
+                raise BrowserLaunchError(f"Chromium did not open its DevTools port within {timeout:.0f}s",
+                                         Path(log_path) if log_path else None)
             time.sleep(0.02)
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL) if proc.poll() is None else None

@@ -228,11 +228,11 @@ class Recording:
                                           extra_flags=self.extra_flags, extra_env=self.extra_env,
                                           log_path=self._tmp / "chromium.log")
         except BrowserLaunchError as exc:  # its log kept for the user: no page has run yet, it holds no page's data
-            log, kept, why = self._tmp / "chromium.log", self.run_dir / "chromium-launch.log", str(exc)
-            if log.exists():
-                shutil.copyfile(log, kept)
-                why = why.replace(f"; see {log}", "") + f" (Chromium's own log: {kept})"
-            raise RecordingError(why) from None
+            if exc.log_path is None or not exc.log_path.exists():
+                raise
+            kept = self.run_dir / "chromium-launch.log"
+            shutil.copyfile(exc.log_path, kept)
+            raise RecordingError(f"{exc.reason} (Chromium's own log: {kept})") from None
         self.base["flags"]["browser"] = self.browser.flags
         phases["browser"] = self.clock.now()
         # The extension's hello is not awaited: events queue in the extension until it connects (nothing is
