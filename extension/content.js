@@ -261,11 +261,25 @@
     emit({ type: "change", target: describe(el), ...valueOf(el) });
   }), opts);
 
+  // A form's named fields shadow its properties (`form.action` is the <input name="action"> when the form has one,
+  // `form.method` likewise: the record said `action: {}`), so its action and method are read through the
+  // prototype's own getters (the resolved URL, the normalized method), which no field name can replace. A submit
+  // button's formaction/formmethod win, as they do for the browser.
+  const FORM_GET = (name) => Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, name).get;
+  const formAction = FORM_GET("action"), formMethod = FORM_GET("method");
+  const hasAttr = Element.prototype.hasAttribute;
+
+  function submitTarget(form, submitter) {
+    const by = submitter && (submitter.tagName === "BUTTON" || submitter.tagName === "INPUT") ? submitter : null;
+    const action = by && hasAttr.call(by, "formaction") ? by.formAction : formAction.call(form);
+    const method = by && hasAttr.call(by, "formmethod") ? by.formMethod : formMethod.call(form);
+    return { action: action || null, method: String(method || "get").toLowerCase() };
+  }
+
   addEventListener("submit", guard((e) => {
     endTyping();
     const form = e.target;
-    emit({ type: "submit", target: describe(form), action: form.action || null,
-      method: (form.method || "get").toLowerCase() });
+    emit({ type: "submit", target: describe(form), ...submitTarget(form, e.submitter) });
   }), opts);
 
   addEventListener("focusin", guard((e) => {
