@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from clawrec.agents.base import TaskInfo
 from clawrec.errors import UsageError
 from taskspec import placeholders
-from taskspec.model import Spec
+from taskspec.model import Rule, Spec
 
 SITES_ENV = "CLAWREC_SITES"  # the JSON line `clawrec sites serve` prints: {"travel": "http://127.0.0.1:PORT/", …}
 
@@ -58,15 +58,19 @@ def sites_from_env() -> dict[str, str] | None:
 
 
 def expand_sites(spec: Spec, urls: Mapping[str, str]) -> Spec:
-    """The spec with `{sites.NAME}` filled in every string (start_url, instruction, rules, user, expect, raw)."""
+    """The spec with `{sites.NAME}` filled in every string (start_url, instruction, rules, writes, user, expect, raw)."""
     def fill(value: Any, regex: bool = False) -> Any:  # a URL put into a regex must match literally
         return placeholders.fill(value, urls, regex=regex)
 
     try:
-        rules = tuple(dataclasses.replace(r, url=fill(r.url), url_regex=fill(r.url_regex, regex=True),
-                                          equals=fill(r.equals), query=fill(r.query)) for r in spec.intercept)
+        def rule(r: Rule) -> Rule:
+            return dataclasses.replace(r, url=fill(r.url), url_regex=fill(r.url_regex, regex=True),
+                                       equals=fill(r.equals), query=fill(r.query))
+
+        writes = tuple(dataclasses.replace(w, rule=rule(w.rule), expect=fill(w.expect)) for w in spec.writes)
         return dataclasses.replace(spec, start_url=fill(spec.start_url), instruction=fill(spec.instruction),
-                                   user=fill(spec.user), expect=fill(spec.expect), intercept=rules,
+                                   user=fill(spec.user), expect=fill(spec.expect),
+                                   intercept=tuple(rule(r) for r in spec.intercept), writes=writes,
                                    verify=fill(spec.verify), raw=fill(spec.raw))
     except KeyError as exc:
         raise UsageError(f"{spec.path}: {exc.args[0] if exc.args else exc}") from None

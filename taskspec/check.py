@@ -3,7 +3,8 @@
 `load_spec(path)` reads one file; `load_specs(paths)` reads files and directories (recursively: `*.yaml` and
 `*.yml`, skipping hidden folders and `files/` folders, which hold user documents) and also rejects an id used
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
-free-form mappings `user`, `expect` and `clawbench`; a salesforce-scratch `environment` takes the keys in
+free-form mappings `user`, `expect` (also a write rule's) and `clawbench`; `writes:` items are checked in
+`taskspec/check_writes.py`; a salesforce-scratch `environment` takes the keys in
 `taskspec/check_salesforce.py` SF_KEYS (README "Salesforce scratch orgs").
 
 `{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by
@@ -29,6 +30,7 @@ from taskspec.model import (
 )
 from taskspec import secrets as spec_secrets
 from taskspec.check_reach import check_files_inside, check_start_page
+from taskspec.check_writes import check_writes
 from taskspec.placeholders import stand_in as stand_in_sites
 from taskspec.yaml_source import FieldPath, LineMap, Problem, SpecError, dotted, read_spec_bytes, read_yaml
 from taskspec.regex_engine import regex_problem
@@ -37,7 +39,7 @@ __all__ = ["FieldChecker", "Problem", "SpecError", "check_spec_data"]
 
 TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept",
             "verify", "expect", "volatile", "exact", "reference", "environment", "judge_context", "clawbench",
-            "secrets", "answer", "terminal")
+            "secrets", "answer", "terminal", "writes")
 TERMINAL = ("block", "land")  # land: the terminal request is recorded and reaches the site (a state judge decides)
 REQUIRED = ("version", "id", "instruction", "start_url")
 RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
@@ -189,9 +191,11 @@ class FieldChecker:
             check_salesforce_options(self, options, path)
         return EnvironmentSpec(kind=kind_ if isinstance(kind_, str) else "live", options=options)
 
-    def check_rule(self, value: Any, index: int) -> Rule | None:
-        path: FieldPath = ("intercept", index)
-        rule = self.mapping(value, path, known=RULE_KEYS)
+    def check_rule(self, value: Any, index: int, section: str = "intercept",
+                   known: tuple[str, ...] = RULE_KEYS) -> Rule | None:
+        """One rule's matcher (and `respond`) at `section[index]`; `known`: the keys allowed there."""
+        path: FieldPath = (section, index)
+        rule = self.mapping(value, path, known=known)
         if rule is None:
             return None
         start = len(self.problems)
@@ -315,6 +319,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
             rules_list.append(r)
     rules = tuple(dataclasses.replace(r, index=n) for n, r in enumerate(rules_list))
     check_start_page(c, start_url, rules)
+    writes = check_writes(c, doc["writes"]) if "writes" in doc else ()
     if doc.get("terminal", "block") not in TERMINAL:
         c.bad(("terminal",), f"must be one of {', '.join(TERMINAL)}, got {doc['terminal']!r}")
     verify = c.strings(doc["verify"], ("verify",)) if "verify" in doc else ()
@@ -341,7 +346,7 @@ def check_spec_data(data: Any, *, file: str, spec_path: Path, lines: LineMap | N
         raw = spec_path.read_bytes() if spec_path.is_file() else b""
     return [], Spec(path=spec_path.resolve(), sha256=hashlib.sha256(raw).hexdigest(), id=ident,
                     instruction=instruction, start_url=start_url, category=category, user=dict(user),
-                    files=resolved_files, limits=limits, intercept=rules, verify=verify, expect=dict(expect),
+                    files=resolved_files, limits=limits, intercept=rules, writes=writes, verify=verify, expect=dict(expect),
                     volatile=volatile, exact=exact, reference=reference, environment=environment, raw=doc,
                     judge_context=judge_context, clawbench=dict(clawbench), secrets=secret_paths, env=env,
                     answer=answer)

@@ -135,6 +135,35 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Write:
+    """One `writes:` item: a write that carries the task's values to the site BEFORE the final request (an address
+    form, a basket update). `rule` is its matcher (the intercept rules' keys; method POST unless given); `expect`
+    the values the site must hold after it (dotted field paths, judged like the final request's); `name` a short
+    label for verdicts and reports. Never caught: the judges read the last matching request in http.jsonl that
+    reached the site before the terminal interception (evaluator/writes_judge.py)."""
+
+    index: int
+    rule: Rule
+    expect: dict[str, Any]
+    name: str
+
+    @property
+    def label(self) -> str:
+        """`writes[i] (name)`: where the rule lives in the spec, for messages."""
+        return f"writes[{self.index}] ({self.name})"
+
+
+def default_write_name(methods: tuple[str, ...], url: str | None, url_regex: str | None) -> str:
+    """`POST /basket/quantity`: the method(s) and the URL's path (a `{sites.NAME}` base and an origin dropped; a
+    regex keeps its text after the origin), when a write rule has no `name`."""
+    target = url if url is not None else (url_regex or "").lstrip("^").rstrip("$")
+    target = re.sub(r"\{sites\.[A-Za-z0-9_]+\}", "/", target)
+    target = re.sub(r"^(?:https?|wss?)(?:\?|\\)?:(?:\\?/){2}[^/]*", "", target)
+    path = "/" + target.lstrip("/") if target else "/"
+    return f"{'|'.join(methods) or 'ANY'} {path}"
+
+
+@dataclass(frozen=True)
 class Limits:
     time_s: float = 1800.0
     steps: int = 100
@@ -170,6 +199,7 @@ class Spec:
     files: tuple[Path, ...] = ()
     limits: Limits = field(default_factory=Limits)
     intercept: tuple[Rule, ...] = ()
+    writes: tuple[Write, ...] = ()  # earlier writes the payload judge also reads (may be empty: judged as before)
     verify: tuple[str, ...] = ()
     expect: dict[str, Any] = field(default_factory=dict)
     volatile: tuple[str, ...] = ()
