@@ -171,6 +171,47 @@ def _disable_preloading(profile: Path) -> None:
     prefs.write_text(json.dumps({"net": {"network_prediction_options": 2}}))
 
 
+PROFILE_PREFIX = "clawrec-profile-"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_profiles(root: str | Path | None = None, min_age_s: float = 600.0) -> list[Path]:
+    """Remove the temporary profiles of clawrec browsers that are gone (a launcher killed by SIGKILL cannot remove
+    its own). A profile is stale when Chromium's SingletonLock (`HOST-PID`) names a dead process of this host, or,
+    lockless (Chromium never started), when it is older than `min_age_s`. Returns what was removed."""
+    removed: list[Path] = []
+    host = os.uname().nodename
+    for profile in Path(root or tempfile.gettempdir()).glob(f"{PROFILE_PREFIX}*"):
+        try:
+            owner = os.readlink(profile / "SingletonLock")
+        except FileNotFoundError:
+            owner = None
+        except OSError:
+            continue
+        if owner is not None:
+            lock_host, _, pid = owner.rpartition("-")
+            if lock_host != host or not pid.isdigit() or _pid_alive(int(pid)):
+                continue
+        else:
+            try:
+                if time.time() - profile.stat().st_mtime < min_age_s:
+                    continue
+            except FileNotFoundError:
+                continue
+        shutil.rmtree(profile, ignore_errors=True)
+        removed.append(profile)
+    return removed
+
+
 def launch_browser(
     *,
     headless: bool = True,
@@ -189,7 +230,9 @@ def launch_browser(
     """Start Chromium on a random loopback CDP port and wait until its DevTools endpoint answers."""
     binary = find_chromium()
     owns = user_data_dir is None
-    profile = Path(user_data_dir or tempfile.mkdtemp(prefix="clawrec-profile-"))
+    if owns:
+        sweep_stale_profiles()
+    profile = Path(user_data_dir or tempfile.mkdtemp(prefix=PROFILE_PREFIX))
     profile.mkdir(parents=True, exist_ok=True)
     _disable_preloading(profile)
     flags = [*BASE_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}",
@@ -208,6 +251,11 @@ def launch_browser(
         flags += [f"--load-extension={ext}", f"--disable-extensions-except={ext}"]
     flags = merge_disabled_features([*flags, *(extra_flags or [])])
     env = {**os.environ, **(extra_env or {})}
+    # Chromium's own temporary folders (the process singleton's /tmp/org.chromium.Chromium.*, left behind by every
+    # browser stopped by a signal) go inside the profile, removed with it.
+    tmp = profile / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env["TMPDIR"] = str(tmp)
     if display:
         env["DISPLAY"] = display
     elif headless:

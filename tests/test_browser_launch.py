@@ -38,3 +38,35 @@ def test_browser_dies_when_launcher_is_sigkilled(tmp_path, chromium_path):
             pass
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid}"), "Chromium outlived the process that launched it"
+
+
+def test_killed_browser_leaves_no_temp_folder_behind(tmp_path, chromium_path):
+    """Chromium's own temporary folder (the process singleton's) lives in the profile, and the profile of a launcher
+    killed by SIGKILL is swept by the next launch: thousands of runs leave nothing in /tmp."""
+    from recorder.browser import launch_browser, sweep_stale_profiles
+
+    code = (
+        "import time\n"
+        "from recorder.browser import launch_browser\n"
+        "b=launch_browser(headless=True)\n"
+        "print(b.pid, b.user_data_dir, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    pid_text, profile = proc.stdout.readline().split()
+    socket_dir = os.path.dirname(os.readlink(os.path.join(profile, "SingletonSocket")))
+    assert socket_dir.startswith(profile + "/"), socket_dir
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and os.path.exists(f"/proc/{pid_text}"):
+        time.sleep(0.05)
+    assert os.path.isdir(profile), "the killed launcher could not remove its profile"
+    live = launch_browser(headless=True)
+    try:
+        assert not os.path.exists(profile), "the next launch did not sweep the dead browser's profile"
+        assert live.user_data_dir.exists()
+        assert live.user_data_dir not in sweep_stale_profiles(), "a live browser's profile was swept"
+    finally:
+        live.close()
+    assert not live.user_data_dir.exists()
