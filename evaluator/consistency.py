@@ -26,7 +26,7 @@ from typing import Any
 from evaluator.diagnose import Row, align
 from evaluator.essential import essential_steps
 from evaluator.normalize import same, text
-from evaluator.payload_judge import canonical_url
+from evaluator.same_site import page_key
 from evaluator.sop_values import placeholdered, read_task, task_values
 from evaluator.steps import Step
 from rundir.reader import RunDir
@@ -133,8 +133,7 @@ def _outcome(sa: Side, sb: Side) -> tuple[float, list[str]]:
         return 1.0, []
     if sa.catch is None or sb.catch is None:
         return 0.0, ["only one run sent the terminal request"]
-    ua = canonical_url(str(sa.catch.url or ""), sa.run).split("?", 1)[0]
-    ub = canonical_url(str(sb.catch.url or ""), sb.run).split("?", 1)[0]
+    ua, ub = page_key(str(sa.catch.url or ""), sa.run), page_key(str(sb.catch.url or ""), sb.run)
     if (str(sa.catch.method).upper(), ua) != (str(sb.catch.method).upper(), ub):
         return 0.0, [f"terminal request {sa.catch.method} {ua} | {sb.catch.method} {ub}"]
     pa, pb = _payload(sa.catch), _payload(sb.catch)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.normalize import same, text
-from evaluator.payload_judge import canonical_url, catch_value
+from evaluator.payload_judge import catch_value
+from evaluator.same_site import site_of
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
 from taskspec.terminal import terminal_order
 from rundir.reader import RunDir
@@ -126,9 +127,8 @@ def _loop(tr: Trajectory) -> Step | None:
 
 
 def _origin(url: str, run: RunDir) -> str:
-    """scheme://host:port of a URL, local sites as `{sites.NAME}` (so two runs of one site compare equal)."""
-    c = canonical_url(url, run)
-    return c.split("}", 1)[0] + "}" if c.startswith("{sites.") else "/".join(c.split("/", 3)[:3])
+    """The site of a URL (evaluator/same_site.py), so that two runs of one site compare equal."""
+    return site_of(url, run)
 
 
 def _off_task(tr: Trajectory, ref: Trajectory | None) -> Step | None:

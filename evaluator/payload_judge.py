@@ -21,6 +21,7 @@ from taskspec import terminal, volatile
 from taskspec.fieldpath import MISSING, leaf_paths, lookup
 from taskspec.salesforce_save import org_specific, record_value, saved_record
 from evaluator.normalize import same
+from evaluator.same_site import canonical_url, same_site
 from rundir.reader import HttpRecord, Interception, RunDir
 from evaluator.verdict import Condition, Evidence, Verdict
 
@@ -41,21 +42,6 @@ def _is_free_text(v: Any) -> bool:
     return isinstance(v, str) and len(v.split()) >= FREE_TEXT_WORDS
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-def canonical_url(url: str, run: RunDir | None) -> str:
-    """A URL with the run's local site base (manifest `sites`: name → base URL) replaced by `{sites.NAME}/`,
-    so that two runs of the same local site served on different random ports compare equal."""
-    sites = run.manifest.get("sites") if run is not None else None
-    if isinstance(sites, dict):
-        for name, base in sorted(sites.items(), key=lambda kv: -len(str(kv[1]))):
-            base = str(base).rstrip("/") + "/"
-            if url.startswith(base) or url + "/" == base:
-                return f"{{sites.{name}}}/" + url[len(base):]
-    return url
-
-
 def _path_shape(url: str) -> tuple[str, str, list[str]]:
     """origin, path, and the path's segments with generated-id segments wildcarded (…/carts/<id>/checkout)."""
     parts = urlsplit(url)
@@ -66,16 +52,6 @@ def _path_shape(url: str) -> tuple[str, str, list[str]]:
         origin, path = f"{parts.scheme}://{parts.netloc}", parts.path
     segs = [("*" if volatile.value_reason(s) or re.fullmatch(r"\d{6,}", s) else s) for s in path.split("/")]
     return origin, path, segs
-
-
-def _same_origin(a: str, b: str) -> tuple[bool, str | None]:
-    """Equal origins; or two loopback origins that differ only by port (local sites get random ports)."""
-    if a == b:
-        return True, None
-    pa, pb = urlsplit(a), urlsplit(b)
-    if pa.hostname in LOOPBACK and pb.hostname in LOOPBACK and pa.scheme == pb.scheme:
-        return True, f"loopback origins {a} and {b} differ only by port (local sites get random ports)"
-    return False, None
 
 
 def _show(v: Any) -> str:
@@ -199,7 +175,7 @@ class PayloadJudge:
             ca, cr = catch.url, ref_catch.url
         a, r = _path_shape(ca), _path_shape(cr)
         problems = []
-        same_origin, note = _same_origin(a[0], r[0])
+        same_origin, note = same_site(a[0], r[0])
         if note:
             self.notes.append(note)
         if self.spec is not None and ref_rule is not None and rule is not ref_rule:

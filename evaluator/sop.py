@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.essential import Essential, essential_steps
-from evaluator.payload_judge import canonical_url
+from evaluator.same_site import canonical_url
 from evaluator.sop_values import own_instruction, placeholdered, read_task, task_values
 from rundir.reader import RunDir
 from taskspec import volatile

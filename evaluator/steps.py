@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from evaluator.normalize import text
-from evaluator.payload_judge import canonical_url
+from evaluator.same_site import canonical_url, page_key
 from rundir.reader import Action, RunDir
 
 NOISE = {"focus", "blur", "keyup", "keypress", "load", "scroll", "mousemove", "mouseover", "hover", "pointerdown",
@@ -68,8 +68,8 @@ def _target(a: Action) -> tuple[str, str]:
     return label, identity
 
 
-def _nav_key(url: str, run: RunDir) -> str:
-    """A navigation's URL without query and fragment, local site ports replaced by `{sites.NAME}`."""
+def _nav_label(url: str, run: RunDir) -> str:
+    """A navigation's URL as shown: without query and fragment, local site ports replaced by `{sites.NAME}`."""
     return canonical_url(url, run).split("#", 1)[0].split("?", 1)[0]
 
 
@@ -85,8 +85,8 @@ def steps(run: RunDir) -> list[Step]:
         if kind == "tab_open" and a.raw.get("initial"):
             continue  # the tab the browser started with
         if kind in ("navigate", "tab_switch"):
-            where = _nav_key(a.url, run) if a.url else f"tab {a.tab}"
-            out.append(Step(a.seq, a.t, a.line, kind, where, where, None, a.url))
+            where = _nav_label(a.url, run) if a.url else f"tab {a.tab}"  # keyed on the page (same_site.py)
+            out.append(Step(a.seq, a.t, a.line, kind, where, page_key(a.url, run) if a.url else where, None, a.url))
             continue
         label, identity = _target(a)
         value = "[masked]" if a.raw.get("masked") else a.value
