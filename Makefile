@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 CLAWREC := .venv/bin/clawrec
 
-.PHONY: setup openclaw agents demo test bench fuzz clean
+.PHONY: setup openclaw agents demo test docs bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh base
@@ -18,6 +18,9 @@ demo: setup
 
 test: setup openclaw agents
 	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+docs: setup  # the documentation site, strict and offline, into build/docs (make test builds it too: tests/docs)
+	@NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet && echo "docs: build/docs/index.html"
 
 bench: setup openclaw agents
 	@$(PY) -m bench $(BENCH)  # BENCH=factory: clawrec measured on 200 generated sites (bench/factory.py; not in the default set: ~1 h)
