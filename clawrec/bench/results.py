@@ -63,6 +63,14 @@ def steps(st: SlotState) -> int | None:
     return _STEPS[key]
 
 
+def layers_failed(manifest: dict[str, Any]) -> dict[str, str]:
+    """Layers the run went on without ({"video": "ffmpeg killed by SIGKILL"}): a PASS with no video is not a clean
+    run, and the row and the summary say so (the verdict stands: the judges read the other layers)."""
+    layers = manifest.get("layers") if isinstance(manifest.get("layers"), dict) else {}
+    return {name: str(entry["failed"]) for name, entry in sorted(layers.items())
+            if isinstance(entry, dict) and entry.get("failed")}
+
+
 def row(root: Path, st: SlotState) -> dict[str, Any]:
     m = st.manifest
     usage = _usage(m)
@@ -92,6 +100,7 @@ def row(root: Path, st: SlotState) -> dict[str, Any]:
         "requests": usage.get("requests"), "cost_usd": usage.get("cost_usd"),
         "judge_cost_usd": judge_usage.get("cost_usd"),
         "failure_category": category, "self_report_gap": gap,
+        "layers_failed": layers_failed(m) if st.kind != "todo" else {},
         "run_dir": os.path.relpath(st.path, root),
     }
 

@@ -3,8 +3,10 @@
 Why from disk: a resume must trust what finished, whatever killed the previous bench. A slot is
 - `done`: the manifest has a final status the agent is answerable for (intercepted, ok, timeout, agent_error);
 - `infra`: no manifest, or status `running` (the run or the bench was killed; the runner finalizes it to
-  `interrupted` first), `interrupted`, `crashed` (browser, ffmpeg, display, the recorder, clawrec itself, or the run
-  stopped with the bench), or the bench's deadline killed it; retried up to --retries times;
+  `interrupted` first), `interrupted`, `crashed` (browser, display, the recorder, clawrec itself, or the run
+  stopped with the bench), or the bench's deadline killed it; retried up to --retries times (ffmpeg or the
+  screenshot connection lost is not `infra`: the run goes on without that layer, and results.jsonl's
+  `layers_failed` says so);
 - `stopped`: the person stopped the bench (SIGTERM, Ctrl-C, SIGHUP: the attempt says `stopped`) or killed it (kill
   -9: the next bench found the run `running` with no attempt record and wrote one): not the run's failure, so it is
   run again on every resume and never spends --retries;

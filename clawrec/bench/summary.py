@@ -137,13 +137,22 @@ def summarize(plan: Plan, rows: list[dict[str, Any]], root: Path | None = None) 
                      "they are left out of the Stage 2 denominator. Re-judge with `clawrec bench DIR --rejudge`.")
     if total.get("unjudged"):
         notes.append(f"{total['unjudged']} finished run(s) are not judged; left out of Stage 2.")
+    degraded = [r for r in rows if r.get("layers_failed") and r["outcome"] in FINISHED]
+    if degraded:
+        by_layer = {}
+        for r in degraded:
+            for name in r["layers_failed"]:
+                by_layer[name] = by_layer.get(name, 0) + 1
+        which = ", ".join(f"{name} {n}" for name, n in sorted(by_layer.items()))
+        notes.append(f"{len(degraded)} finished run(s) lost a layer on the way ({which}; results.jsonl "
+                     "`layers_failed` says why); their verdicts stand on the other layers.")
     unclassified = sum(r["failures"]["unclassified"] for r in out_rows)
     if unclassified:
         notes.append(f"{unclassified} FAIL run(s) have no failure category (no diagnosis.json, or the diagnosis's "
                      "payload comparison passes them).")
     return {"version": 1, "trials": plan.trials, "judge": plan.judge, "tasks": len(plan.specs),
             "columns": list(COLUMNS), "failure_categories": FAILURES, "rows": out_rows, "best": best, "totals": total,
-            "notes": notes,
+            "layers_failed": len(degraded), "notes": notes,
             "definitions": {
                 "stage1": "terminal request intercepted / finished runs",
                 "stage2": "judged PASS / judged runs (PASS or FAIL)",

@@ -157,3 +157,22 @@ def test_reaper_kills_the_marked_processes_of_one_slot_only(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_run_that_lost_a_layer_says_so_in_its_row_and_the_summary():
+    """ffmpeg killed mid-run: the recorder goes on without video (manifest layers.video.failed); the bench counted
+    that run as a clean PASS. Now the row names the lost layer and the summary counts it."""
+    from clawrec.bench.results import layers_failed
+
+    manifest = {"status": "intercepted", "layers": {
+        "video": {"path": "video.mp4", "failed": "ffmpeg killed by SIGKILL"}, "http": {"path": "http.jsonl"}}}
+    assert layers_failed(manifest) == {"video": "ffmpeg killed by SIGKILL"}
+    assert layers_failed({"layers": {"http": {"count": 3}}}) == {} and layers_failed({}) == {}
+    plan = Plan(specs=[SpecEntry(t, f"/{t}.yaml", "0" * 64, "travel", 60) for t in "ab"],
+                agents=[AgentEntry("x")], trials=1)
+    rows = [{**_row("a", "x", "pass"), "layers_failed": layers_failed(manifest)},
+            {**_row("b", "x", "pass"), "layers_failed": {}}]
+    s = summarize(plan, rows)
+    assert s["layers_failed"] == 1
+    assert any("1 finished run(s) lost a layer on the way (video 1;" in n for n in s["notes"])
+    assert summarize(plan, [rows[1], {**rows[1], "task": "a"}])["layers_failed"] == 0
