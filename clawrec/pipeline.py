@@ -43,6 +43,7 @@ class RunRequest:
     headless: bool = False
     video: bool = True
     screenshots: bool = True              # --no-screenshots: no per-action screenshots layer (fast bulk runs)
+    dom: bool = True                      # --no-dom: no DOM layer (dom.jsonl.zst, recorder/dom.py)
     model: str | None = None
     reference: Path | None = None
     agent_cmd: str | None = None
@@ -223,11 +224,15 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
         from clawrec.sop_given import with_sop
 
         ctx.task = with_sop(task_info(spec), ctx.options.get("sop"), urls, spec.secrets)
+    from clawrec.catch_witness import CatchWitness
+
     outcome: RunOutcome | None = None
+    witness = CatchWitness(env, prepared.secrets)  # the environment's optional at_catch read (issue 33)
     try:
-        outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared, stop, site)
+        outcome = await _record(req, spec, agent, ctx, run_dir, urls, prepared, stop, site, witness)
         return outcome
     finally:
+        await witness.collect()  # before the reset: it reads the pending state
         try:
             cleaned = await asyncio.shield(env.cleanup())
         except Exception as exc:
@@ -240,10 +245,12 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
             M.write(run_dir, manifest)
             if outcome is not None:
                 outcome.manifest = manifest
+        witness.write(run_dir)
 
 
 async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
-                  urls: dict[str, str] | None, prepared: Any, stop: RunStop, site: Any) -> RunOutcome:
+                  urls: dict[str, str] | None, prepared: Any, stop: RunStop, site: Any,
+                  witness: Any = None) -> RunOutcome:
     from interceptor.core import Interceptor
     from rundir.records import RunClock
     from recorder.session import Recording
@@ -253,7 +260,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     clock = RunClock(browser_shift=site.clock_shift)
     video = req.video and not req.headless
     rec = Recording(run_dir, task_id=spec.id, spec_sha256=spec.sha256, agent=agent_name(req), headless=req.headless,
-                    video=video, screenshots=req.screenshots, clock=clock, display=run_display(req),
+                    video=video, screenshots=req.screenshots, dom=req.dom, clock=clock, display=run_display(req),
                     extra_flags=human_flags(req.agent) + site.browser_flags(), extra_env=site.browser_env(),
                     secrets=list(prepared.secrets) + secret_values(spec),
                     handle_signals=False, flags={"model": req.model, "grace": req.grace, "agent_cmd": req.agent_cmd,
@@ -277,8 +284,10 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
     own_urls = rec.own_urls + (human.own_urls if human else [])
     icpt = Interceptor(spec, run_dir, clock, files=list(spec.files), kill_browser=rec.browser.kill,
                        ignore_urls=own_urls, secrets=rec.secrets + prepared.secrets,
-                       hold=human.hold if human else None,
+                       hold=human.hold if human else None, on_catch=witness.on_catch if witness else None,
                        **site.parts(run_dir, clock, own_urls, rec.secrets + prepared.secrets))
+    if witness is not None:  # the at_catch read is redacted like every run file
+        witness.secrets = rec.secrets + prepared.secrets
     if icpt.console is not None:  # pages' uncaught exceptions: from Chromium's log (interceptor/chromelog.py)
         icpt.console.browser_log = rec.browser.log_path
     rec.learn_writers += icpt.writers + ([human.hold.log] if human and human.hold else [])  # typed secrets

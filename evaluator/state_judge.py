@@ -6,6 +6,10 @@ tracked sObjects to RUN/environment.json (clawrec/environments/sf_checks.py). Th
 with `count` passes when the query returned that many rows; with `fields`, when it returned at least one row and
 every row has those values (normalized like the payload judge: case, whitespace, numbers, dates).
 
+Second witness (issue 33): an environment that can read the application's pending state records it at the moment
+of the catch under `at_catch` (clawrec/environments/README.md); its checks are judged the same way, each condition
+named "At catch NAME: QUERY". Either list alone is enough to judge; a failed `at_catch` read is inconclusive.
+
 Inconclusive, never PASS or FAIL: a run without that file (the environment never got to record the org), without
 checks, with a check the org did not answer (unreachable, refused, a malformed query answer) or a result that is not
 a query result. The judge then raises JudgeError ("inconclusive: …"): `clawrec judge` says the run cannot be judged
@@ -97,24 +101,43 @@ def delta_summary(delta: dict[str, Any]) -> str:
     return "; ".join(parts) or "no record changed"
 
 
+def at_catch_checks(doc: dict[str, Any], where: Any) -> list[Any]:
+    """The checks the environment ran at the moment of the catch (`at_catch`, clawrec/environments/README.md):
+    the application's pending state, a second witness beside the end state. A read that failed is inconclusive."""
+    at = doc.get("at_catch")
+    if at is None:
+        return []
+    if not isinstance(at, dict) or not isinstance(at.get("checks", []), list):
+        raise inconclusive(where, "at_catch: must be a mapping with a list of checks")
+    if at.get("error"):
+        raise inconclusive(where, f"at_catch: the environment could not read the application at the catch "
+                                  f"({at['error']})")
+    return list(at.get("checks", []))
+
+
 def judge_state(run: RunDir, spec: Spec | None = None) -> Verdict:
-    """Judge one run by the org state recorded in its environment.json (see the module docstring)."""
+    """Judge one run by the state recorded in its environment.json (see the module docstring): the end state's
+    `checks` and, when the environment read it, the pending state at the catch (`at_catch.checks`)."""
     doc = load_environment(run)
     where = run.path / R.ENVIRONMENT
-    checks = doc.get("checks", [])
-    if not checks:
+    witnesses = [("checks", "State", doc.get("checks", [])),
+                 ("at_catch.checks", "At catch", at_catch_checks(doc, where))]
+    if not any(checks for _, _, checks in witnesses):
         raise inconclusive(where, "no state checks were run (the spec's environment.checks is empty, or the org "
                                   "was not reached): nothing to judge by")
-    for i, check in enumerate(checks):
-        why = result_problem(check) if isinstance(check, dict) else "not a check record"
-        if why:
-            name = check.get("name") if isinstance(check, dict) else None
-            raise inconclusive(where, f"check {name or f'checks.{i}'!r}: {why}")
+    for key, _, checks in witnesses:
+        for i, check in enumerate(checks):
+            why = result_problem(check) if isinstance(check, dict) else "not a check record"
+            if why:
+                name = check.get("name") if isinstance(check, dict) else None
+                raise inconclusive(where, f"check {name or f'{key}.{i}'!r}: {why}")
     conditions = []
-    for i, check in enumerate(checks):
-        met, detail = judge_check(check)
-        conditions.append(Condition(f"State {check.get('name')}: {check.get('soql')}", met,
-                                    [Evidence("agent", R.ENVIRONMENT, field=f"checks.{i}")], detail))
+    for key, title, checks in witnesses:
+        for i, check in enumerate(checks):
+            met, detail = judge_check(check)
+            query = check.get("soql") or check.get("query")
+            conditions.append(Condition(f"{title} {check.get('name')}: {query}", met,
+                                        [Evidence("agent", R.ENVIRONMENT, field=f"{key}.{i}")], detail))
     notes = [f"org state errors: {e}" for e in doc.get("errors") or []]
     delta = doc.get("delta") if isinstance(doc.get("delta"), dict) else {}
     bad = [c for c in conditions if not c.met]
