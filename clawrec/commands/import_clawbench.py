@@ -7,6 +7,7 @@ template beside `test-cases/`, and a new user should not have to know that to ge
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -32,15 +33,25 @@ def find_tasks(src: Path) -> list[Path]:
     """task.json files, and the flat task files of a claw-eval folder (`ce-*.json`)."""
     if src.is_file():
         return [src]
-    found = {p for p in src.rglob("task.json") if p.is_file()}
-    found |= {p for p in src.rglob("*.json") if p.is_file() and p.parent.name == "claw-eval"}
-    return sorted(found)
+    found: set[Path] = set()
+    for folder, dirs, files in os.walk(src, followlinks=True):  # a suite may link a task's folder to another's
+        here = os.path.realpath(folder)
+        dirs[:] = [d for d in dirs if not _up_the_tree(os.path.realpath(os.path.join(folder, d)), here)]
+        found |= {Path(folder) / f for f in files
+                  if f == "task.json" or (f.endswith(".json") and Path(folder).name == "claw-eval")}
+    return sorted(p for p in found if p.is_file())
+
+
+def _up_the_tree(target: str, here: str) -> bool:
+    """A folder link pointing at the folder it is in or above it (walking it would never end)."""
+    return here == target or here.startswith(target.rstrip(os.sep) + os.sep)
 
 
 def suite_of(path: Path, src: Path) -> str | None:
-    """The nearest folder named like a ClawBench suite between the task and SRC (SRC included)."""
-    top = src.resolve() if src.is_dir() else src.resolve().parent
-    for parent in path.resolve().parents:
+    """The nearest folder named like a ClawBench suite between the task and SRC (SRC included), as the task's path
+    is written: v1-lite's task.json are links to v1's, and the link's own folder names its suite."""
+    top = Path(os.path.abspath(src if src.is_dir() else src.parent))
+    for parent in Path(os.path.abspath(path)).parents:
         if parent.name in SUITES:
             return parent.name
         if parent == top:
@@ -49,7 +60,10 @@ def suite_of(path: Path, src: Path) -> str | None:
 
 
 def follow_link_text(path: Path) -> Path:
-    """A git symlink checked out as a text file (v1-lite's task.json hold `../../v1/…/task.json`) → its target."""
+    """A link (v1-lite's task.json are git symlinks to `../../v1/…/task.json`; checked out without symlink support
+    they are text files holding that path) → its target."""
+    if path.is_symlink():
+        return path.resolve()
     try:
         if path.stat().st_size > 1024:
             return path
