@@ -273,7 +273,12 @@
     const by = submitter && (submitter.tagName === "BUTTON" || submitter.tagName === "INPUT") ? submitter : null;
     const action = by && hasAttr.call(by, "formaction") ? by.formAction : formAction.call(form);
     const method = by && hasAttr.call(by, "formmethod") ? by.formMethod : formMethod.call(form);
-    return { action: action || null, method: String(method || "get").toLowerCase() };
+    const out = { action: action || null, method: String(method || "get").toLowerCase() };
+    // The pressed button's own field (`<button name="action" value="place_order">`): annotate pins it in the rule's
+    // `equals` (taskspec/action_field.py). Its name and value only; never a secret input's.
+    const name = by ? Element.prototype.getAttribute.call(by, "name") : null;
+    if (name) out.submitter = { name, value: isSecret(by) ? null : String(by.value).slice(0, MAX_VALUE) };
+    return out;
   }
 
   addEventListener("submit", guard((e) => {

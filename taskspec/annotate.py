@@ -25,19 +25,20 @@ from typing import Any
 
 from rundir import records as R
 from taskspec import dump, placeholders
+from taskspec.action_field import action_equals, submitter
 from taskspec.annotate_run import AnnotateError, Run, read_run, read_strict  # noqa: F401  (re-exported)
 from taskspec.candidates import (  # noqa: F401  (re-exported)
     BEACON_HOSTS, BEACON_TYPES, MUTATING, TERMINAL_ACTIONS, Candidate, candidates, frames, is_beacon, rank, sent,
     start_url,
 )
 from taskspec.distinguish import Sent, distinguishing_fields, telling_values, unread_look_alikes
-from taskspec.fieldpath import decoded
 from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
-    is_mutation, leaves, placeholder_url, token_reason,
+    is_mutation, leaves, payload_pairs, placeholder_url, token_reason,
 )
 from taskspec.model import Rule
 from taskspec.plumbing import split_expect
+from taskspec.propose_writes import describe as describe_write, propose
 from taskspec.terminal import CAUGHT, HELD, PERSON  # noqa: F401  (a rule's catch; hold mode's block; by a person)
 
 REDACTED = "[redacted]"
@@ -66,30 +67,22 @@ def _lines(found: list[Sent]) -> str:
 
 
 def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...], extra: tuple[str, ...] = (),
-               others: list[Sent] = ()) -> tuple[dict, dict, list, list[str]]:
-    """(intercept rule, expect, volatile, notes) for one candidate; `others` are the run's requests (see `sent`)."""
-    body = c.payload
+               others: list[Sent] = (), button: dict[str, Any] | None = None) -> tuple[dict, dict, list, list[str]]:
+    """(intercept rule, expect, volatile, notes) for one candidate; `others` are the run's requests (see `sent`);
+    `button`: the submit button the person pressed for it (taskspec/action_field.py), whose field is pinned."""
     rule: dict[str, Any] = {"url": generalize_url(c.url, sites)}
     if not c.is_websocket:
         rule["method"] = c.method
-    equals: dict[str, Any] = {}
-    if isinstance(body, list) and any(is_graphql(e) for e in body):
-        body = graphql_element(body)
-    if is_graphql(body):
-        equals["operationName"] = body["operationName"]
-        pairs = [(p, v) for p, v in leaves(body) if p.split(".", 1)[0] not in GRAPHQL_SKIP]
-    elif c.kind in ("json", "urlencoded", "multipart") and isinstance(body, (dict, list)):
-        # a form field holding JSON (Aura's `message=`) is descended into, as the matcher and the judges do
-        pairs = leaves({k: decoded(v) for k, v in body.items()} if isinstance(body, dict) else body)
-    else:
-        pairs = []
+    pairs, equals = payload_pairs(c.kind, c.payload)
     values = dict(pairs)
+    pinned = {k: v for k, v in action_equals(pairs, button).items() if k not in equals_keys}
     for key in equals_keys:
         if key not in values:
             raise AnnotateError(f"--equals {key}: no such field in the payload (fields: {', '.join(values)})")
         if isinstance(values[key], (dict, list)) or is_file_part(values[key]):
             raise AnnotateError(f"--equals {key}: not a constant value")
         equals[key] = values[key]
+    equals.update(pinned)
     volatile = [p for p, v in pairs if token_reason(p, v)]
     for key in extra:
         if key not in values:
@@ -102,6 +95,9 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
     fields += added
     notes = [f"`fields` {list(added)} tell this request apart from the run's other requests to the same endpoint"
              ] if added else []
+    if pinned:
+        notes.append("`equals` pins " + ", ".join(f"{k}={v}" for k, v in pinned.items()) + ": the action this "
+                     "request names (the same URL may receive the flow's other steps)")
     if unread := unread_look_alikes(matcher, target, others):
         notes.append(f"{len(unread)} other request(s) to this URL and method have no recorded body ({R.HTTP} "
                      f"line(s) {', '.join(str(s.line) for s in unread[:5])}); check the rule does not catch them")
@@ -125,12 +121,15 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
         "instruction")
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
-    rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run) + frames(run))
+    rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run) + frames(run),
+                                               submitter(run.actions, c.t))
     expect, plumbing = split_expect(expect)
     if plumbing:
         notes.append("left out of `expect` (framework plumbing, not what the person meant): "
                      + ", ".join(f"{k} ({why})" for k, why in plumbing.items()))
-    run.notes.extend(notes)
+    proposals, write_notes = propose(run, c.t, c.line if c.source == R.HTTP else None, instruction)
+    run.writes_seen = {p.item["name"]: p.line for p in proposals}
+    run.notes.extend(notes + [describe_write(p) for p in proposals] + write_notes)
     spec: dict[str, Any] = {"version": 1, "id": opts.id}
     if opts.category:
         spec["category"] = opts.category
@@ -139,6 +138,8 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
     if isinstance(run.task.get("user"), dict) and run.task["user"]:
         spec["user"] = run.task["user"]
     spec["intercept"] = [rule]
+    if proposals:
+        spec["writes"] = [p.item for p in proposals]
     if expect:
         spec["expect"] = expect
     if volatile:
@@ -153,6 +154,9 @@ def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
             "`fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
             "from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
             "compares.\n"
+            + ("`writes` are the earlier requests that carried the task's values to the site; the judge reads\n"
+               "the last matching one before the final request and compares its `expect`.\n"
+               if spec.get("writes") else "")
             + "".join(f"Note: {n}\n" for n in dict.fromkeys(run.notes))
-            + "Review `intercept`, `expect` and `volatile` before use.\n")
+            + "Review `intercept`, `writes`, `expect` and `volatile` before use.\n")
     return dump.dump_spec(spec, head)

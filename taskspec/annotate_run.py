@@ -19,7 +19,6 @@ class AnnotateError(ValueError):
 
 
 @dataclass
-@dataclass
 class Run:
     """What annotation reads from a run directory."""
 
@@ -30,6 +29,7 @@ class Run:
     actions: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     catches: list[dict[str, Any]] = field(default_factory=list)  # interceptions.jsonl (decoded bodies)
+    writes_seen: dict[str, int] = field(default_factory=dict)  # proposed write name -> its http.jsonl line (annotate)
 
     @property
     def sites(self) -> dict[str, str]:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from taskspec.fieldpath import is_file_part, is_graphql, leaves  # noqa: F401  (re-exported for annotate)
+from taskspec.fieldpath import decoded, is_file_part, is_graphql, leaves  # noqa: F401  (re-exported for annotate)
 from taskspec.volatile import reason as token_reason  # noqa: F401  (re-exported for annotate)
 
 BEACON_WORDS = {"analytics", "collect", "track", "tracking", "telemetry", "beacon", "ping", "log", "logs",
@@ -41,6 +41,20 @@ def graphql_reads_only(value: Any) -> bool:
     """A GraphQL POST whose operations are all queries: a read, never a terminal submission."""
     ops = value if isinstance(value, list) else [value]
     return bool(ops) and all(is_graphql(o) for o in ops) and not any(is_mutation(o) for o in ops)
+
+
+def payload_pairs(kind: str, body: Any) -> tuple[list[tuple[str, Any]], dict[str, Any]]:
+    """(the payload's (dotted path, value) leaves, the `equals` a GraphQL body pins: its operationName). A batched
+    GraphQL body is read through the element doing the work; a form field holding JSON (Aura's `message=`) is
+    descended into, as the matcher and the judges do; other bodies have no fields."""
+    if isinstance(body, list) and any(is_graphql(e) for e in body):
+        body = graphql_element(body)
+    if is_graphql(body):
+        return ([(p, v) for p, v in leaves(body) if p.split(".", 1)[0] not in GRAPHQL_SKIP],
+                {"operationName": body["operationName"]})
+    if kind in ("json", "urlencoded", "multipart") and isinstance(body, (dict, list)):
+        return leaves({k: decoded(v) for k, v in body.items()} if isinstance(body, dict) else body), {}
+    return [], {}
 
 
 def generalize_url(url: str, sites: dict[str, str]) -> str:

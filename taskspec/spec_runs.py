@@ -18,6 +18,7 @@ from taskspec.attempts import person_blocked_places, repeats
 from taskspec.distinguish import Sent, caught
 from taskspec.model import Rule, Spec
 from taskspec.terminal import CAUGHT, action, terminal_order  # one meaning of the terminal request
+from taskspec.write_runs import WriteCheck, check_writes, problem as write_problem
 
 
 @dataclass
@@ -27,7 +28,8 @@ class Hit:
     rule: Rule
 
     def describe(self) -> str:
-        return f"{self.where} {self.sent.method} {self.sent.url} (rule {self.rule.index + 1})"
+        equals = f"; equals {', '.join(f'{k}={v}' for k, v in self.rule.equals.items())}" if self.rule.equals else ""
+        return f"{self.where} {self.sent.method} {self.sent.url} (rule {self.rule.index + 1}{equals})"
 
 
 @dataclass
@@ -38,6 +40,7 @@ class RunCheck:
     terminal: str | None = None    # where the reference's terminal request is
     problem: str = ""              # empty: the run passes
     repeats: list[str] = field(default_factory=list)  # earlier person-blocked attempts of the same submission
+    writes: list[WriteCheck] = field(default_factory=list)  # the spec's write rules on this run
 
     @property
     def ok(self) -> bool:
@@ -73,8 +76,17 @@ def terminal_request(run: Run) -> str | None:
     return f"{R.HTTP}:{top[0].line}" if top and top[0].source == R.HTTP else None
 
 
-def check_run(spec: Spec, run: Run, role: str) -> RunCheck:
-    """One run against the spec's rules (the spec's `{sites.NAME}` already filled for this run)."""
+def check_run(spec: Spec, run: Run, role: str, seen: dict[str, int] | None = None) -> RunCheck:
+    """One run against the spec's rules and write rules (the spec's `{sites.NAME}` already filled for this run);
+    `seen`: {write name: http.jsonl line} of the writes annotate proposed from this run (taskspec/write_runs.py)."""
+    result = _check_intercept(spec, run, role)
+    if spec.writes:
+        result.writes = check_writes(spec.writes, run, role, result.terminal, seen)
+        result.problem = result.problem or write_problem(result.writes)
+    return result
+
+
+def _check_intercept(spec: Spec, run: Run, role: str) -> RunCheck:
     result = RunCheck(run.path, role)
     for where, s in requests(run):
         if not s.known:
@@ -115,7 +127,7 @@ def report(check: RunCheck) -> list[str]:
     lines = [head + (f" -- OK{again}" if check.ok else f" -- FAIL: {check.problem}")]
     lines += [f"    {h.describe()}" + (" [the same submission repeated]" if h.where in check.repeats else "")
               for h in check.hits]
-    return lines
+    return lines + [w.describe() for w in check.writes]
 
 
 def load_runs(paths: list[tuple[Path, str | None]]) -> list[tuple[Run, str]]:

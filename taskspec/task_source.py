@@ -21,8 +21,8 @@ from taskspec.limits import TooDeep
 from taskspec.yaml_source import SpecError, read_yaml
 
 KEPT = ("category", "user", "files", "limits", "verify", "secrets")
-ORDER = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept", "verify",
-         "expect", "exact", "volatile", "reference", "environment", "secrets")
+ORDER = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept", "writes",
+         "verify", "expect", "exact", "volatile", "reference", "environment", "secrets")
 REDACTED = "[redacted]"
 
 

@@ -45,7 +45,7 @@ def check_before_writing(text: str, out: Path, run: Run) -> tuple[list[str], Any
         spec = for_run(load_spec_text(text, out), run, expand_sites)
     except Exception as exc:  # the validation after writing names the problem
         return [f"check-spec: not run ({type(exc).__name__}: {exc})"], None
-    check = check_run(spec, run, "reference")
+    check = check_run(spec, run, "reference", run.writes_seen)
     return [f"check-spec: {line}" for line in report(check)], (check, spec.intercept[0])
 
 
