@@ -58,6 +58,14 @@ def describe_layers(run_dir: str | Path) -> dict[str, dict[str, Any]]:
         entry.update(count=sum(1 for r in recs if r.get("path")), errors=sum(1 for r in recs if not r.get("path")),
                      files=len(list((run_dir / records.SCREENSHOTS_DIR).glob("*.jpg"))), bad_lines=len(bad))
         layers["screenshots"] = entry
+    dom = run_dir / records.DOM
+    if dom.exists():
+        from rundir.domfile import read_dom
+
+        recs, bad = read_dom(dom)
+        layers["dom"] = {**_file_entry(run_dir, records.DOM), "count": sum(1 for r in recs if not r.get("error")),
+                         "errors": sum(1 for r in recs if r.get("error")),
+                         "frames": sum(len(r.get("frames") or []) for r in recs), "bad_lines": bad}
     for name in JSONL_LAYERS:
         if (run_dir / name).exists():
             recs, bad = read_jsonl(run_dir / name)
@@ -132,6 +140,10 @@ def tidy(run_dir: Path) -> list[str]:
         cut = records.cut_torn_tail(run_dir / name)
         if cut:
             notes.append(f"{name}: torn last line ({cut} bytes) cut")
+    from rundir.domfile import cut_torn_dom
+
+    if cut := cut_torn_dom(run_dir / records.DOM):
+        notes.append(f"{records.DOM}: torn last frame ({cut} bytes) cut")
     cleanup_tmp(run_dir)
     return notes
 

@@ -33,8 +33,10 @@ from recorder.agent_log import AgentLogSink
 from interceptor.cdp import version_info
 from recorder.browser import Browser, BrowserLaunchError, launch_browser
 from recorder.channel import ActionChannel
+from recorder.dom import DomRecorder
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
+from rundir.domfile import scrub_dom
 from rundir.redact import MIN_VALUE_LEN, Redactor
 from rundir.scrub import Rewriter, scrub_run, scrub_values
 from recorder.screenshots import Screenshotter
@@ -67,7 +69,8 @@ def _signal_name(code: int | None) -> str:
 
 class Recording:
     def __init__(self, run_dir: str | Path, *, task_id: str = "", spec_sha256: str = "", agent: str = "",
-                 headless: bool = False, video: bool = True, screenshots: bool = True, clock: RunClock | None = None,
+                 headless: bool = False, video: bool = True, screenshots: bool = True, dom: bool = True,
+                 clock: RunClock | None = None,
                  fps: int = 10, window_size: tuple[int, int] = (1280, 800), run_id: str | None = None,
                  extra_flags: list[str] | None = None, flags: dict[str, Any] | None = None,
                  extra_env: dict[str, str] | None = None,
@@ -84,7 +87,7 @@ class Recording:
         self._extra_secrets = [x for x in secrets if x and len(x) >= 3]
         self.run_dir = Path(run_dir)
         self.clock = clock or RunClock()
-        self.headless, self.video_on, self.screenshots_on = headless, video, screenshots
+        self.headless, self.video_on, self.screenshots_on, self.dom_on = headless, video, screenshots, dom
         self.fps, self.window_size = fps, tuple(window_size)
         self.extra_flags = list(extra_flags or [])
         self.extra_env = dict(extra_env or {})  # the browser's environment additions (a replay's clock shim)
@@ -92,13 +95,14 @@ class Recording:
         self.handle_signals = handle_signals
         self.base: dict[str, Any] = M.new(
             run_id or self.run_dir.name, task_id=task_id, spec_sha256=spec_sha256, agent=agent, t0=self.clock.t0,
-            flags={"headless": headless, "video": video, "screenshots": screenshots, "fps": fps,
+            flags={"headless": headless, "video": video, "screenshots": screenshots, "dom": dom, "fps": fps,
                    "window_size": list(window_size), **(flags or {})})
         self.display: Display | None = None
         self.video: VideoRecorder | None = None
         self.browser: Browser | None = None
         self.channel: ActionChannel | None = None
         self.screens: Screenshotter | None = None
+        self.dom: DomRecorder | None = None  # layer 6 (rundir/domfile.py): off with dom=False (--no-dom)
         self.agent_log: AgentLogSink | None = None
         self.actions: JsonlWriter | None = None
         self.failed = asyncio.Event()
@@ -139,6 +143,8 @@ class Recording:
         self.learnt.append(value)
         for writer in self.writers + self.learn_writers:
             writer.secrets = [value]
+        if self.dom is not None:
+            self.dom.secrets = [value]
 
     @property
     def writers(self) -> list[JsonlWriter]:
@@ -186,6 +192,8 @@ class Recording:
             self.channel.flush()
         if self.screens is not None:
             await self.screens.stop()
+        if self.dom is not None:  # the page as the run ended is captured first, while the browser lives
+            await self.dom.stop(final=self.browser is not None and self.browser.alive())
         if self.channel is not None:
             await self.channel.stop()
         if self.agent_log is not None:
@@ -246,6 +254,11 @@ class Recording:
                                          action_seq=self.channel.seq_of)
             waits.append(self.screens.start())
             self.screens.secrets = self.secrets
+        if self.dom_on:
+            self.dom = DomRecorder(self.run_dir, self.clock, self.browser.ws_url, action_seq=self.channel.seq_of)
+            self.dom.secrets = self.secrets
+            self.rewriters[records.DOM] = scrub_dom  # values learnt after a capture: scrubbed at finalize
+            waits.append(self.dom.start())
         ready = asyncio.gather(*waits)
         # A cancelled start (Ctrl-C) leaves the gather holding a CancelledError nobody awaits: retrieved here, or
         # asyncio logs it as "exception was never retrieved" when it is garbage-collected.
@@ -285,6 +298,8 @@ class Recording:
     def _on_action(self, record: dict) -> None:
         if self.screens is not None:
             self.screens.request(record)
+        if self.dom is not None:
+            self.dom.request(record)
 
     # ---- failures ---------------------------------------------------------------------------------------------
     def _check_processes(self) -> None:
@@ -312,9 +327,12 @@ class Recording:
         while True:
             await asyncio.sleep(0.25)
             self._check_processes()
-            conn = self.screens.cdp if self.screens is not None else None
-            if conn is not None and conn.closed and self.browser is not None and self.browser.alive():
-                self._degrade("screenshots", "the screenshot connection was lost")
+            for layer, part, name in (("screenshots", self.screens, "screenshot"), ("dom", self.dom, "DOM")):
+                conn = part.cdp if part is not None else None
+                if conn is not None and conn.closed and self.browser is not None and self.browser.alive():
+                    self._degrade(layer, f"the {name} connection was lost")
+            if self.dom is not None and self.dom.failure:
+                self._degrade("dom", self.dom.failure)
 
     # ---- the one way out --------------------------------------------------------------------------------------
     def _finish(self, status: str, stop_reason: str) -> dict[str, Any]:
@@ -344,7 +362,7 @@ class Recording:
             self.display.stop()
         if self.channel is not None:
             self.channel.flush()  # records still waiting for their place in `t` order (crash path: signals)
-        for closer in (self.actions, self.agent_log):
+        for closer in (self.actions, self.agent_log, self.dom.writer if self.dom else None):
             if closer is not None:
                 closer.close()
         if self._tmp is not None:
@@ -357,6 +375,8 @@ class Recording:
             "channel": dict(self.channel.stats) if self.channel else {},
             "screenshots": {"taken": self.screens.count, "errors": self.screens.errors,
                             "skipped": self.screens.skipped} if self.screens else {},
+            "dom": {"captured": self.dom.count, "errors": self.dom.errors, "skipped": self.dom.skipped,
+                    "bytes": self.dom.writer.bytes if self.dom.writer else 0} if self.dom else {},
         }
         if self.failures and status in ("ok", "intercepted"):
             base["requested_status"] = status

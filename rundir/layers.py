@@ -227,4 +227,21 @@ class Screenshot(Record):
     error: str | None = None  # why there is no image (`path` is null)
 
 
-LAYER_RECORDS: tuple[type[Record], ...] = (Interception, HttpRecord, Action, AgentMessage, Screenshot)
+@dataclass(frozen=True)
+class DomCapture(Record):
+    """One DOM capture (dom.jsonl.zst, layer 6): the page a step left, every frame of it (`frames`: one entry per
+    CDP target, page and out-of-process iframes, each a DOMSnapshot.captureSnapshot result or an `error`)."""
+
+    seq: int | None = None
+    action_seq: int | None = None
+    action_type: str | None = None
+    reason: str | None = None  # "action" (after an action) | "final" (the page as the run ended)
+    target: Any = None
+    url: str | None = None
+    took: float | None = None
+    styles: list[Any] | None = None  # the computed style names, in the order of each layout node's `styles`
+    frames: list[Any] | None = None
+    error: str | None = None  # why nothing was captured
+
+
+LAYER_RECORDS: tuple[type[Record], ...] = (Interception, HttpRecord, Action, AgentMessage, Screenshot)  # JSONL layers

@@ -36,6 +36,7 @@ VERDICT = "verdict.json"
 ENVIRONMENT = "environment.json"  # the org's end state (state checks + record delta), written before the reset
 SUBGOALS = "subgoals.jsonl"  # a generated site's subgoal events during the run (factory eval), read by the progress judge
 REPORT = "report.html"
+DOM = "dom.jsonl.zst"  # layer 6: DOM captures, one zstd frame per JSON line (rundir/domfile.py)
 ARCHIVE = "archive.warc.gz"  # --archive: the site as WARC/1.1 (written by archive/warc.py, which names it too)
 REPLAY = "replay.jsonl"  # --site-from: every request and the archive tier that answered it (interceptor/replay.py)
 

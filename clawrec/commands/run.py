@@ -70,6 +70,8 @@ def site_from_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--no-video", is_flag=True, help="Do not record video.mp4.")
 @click.option("--no-screenshots", is_flag=True,
               help="Do not take per-action screenshots (the layer is marked off in the manifest; bulk runs).")
+@click.option("--no-dom", is_flag=True,
+              help="Do not record the DOM layer (dom.jsonl.zst: every frame's DOM after each action).")
 @click.option("--model", help="Model for LLM agents, e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.4-mini.")
 @click.option("--reference", type=click.Path(file_okay=False, path_type=Path),
               help="Reference run to judge against (default: the spec's `reference`).")
@@ -92,7 +94,8 @@ def site_from_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @archive_options
 @site_from_option
 def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: bool, display: str | None,
-        no_video: bool, no_screenshots: bool, model: str | None, reference: Path | None, agent_cmd: str | None,
+        no_video: bool, no_screenshots: bool, no_dom: bool, model: str | None, reference: Path | None,
+        agent_cmd: str | None,
         replay_from: Path | None, grace: float, time_limit: float | None, serve_sites: bool, no_judge: bool,
         allow_outside_files: bool, sop: str | None, archive: bool, archive_cap: float | None, site_from: str | None) -> int:
     """Run TASK.yaml with an agent; block only its terminal submission; record the five layers.
@@ -102,8 +105,8 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
     """
     check_paths(run_dir, runs_dir, reference)
     req = RunRequest(spec_path=task, agent=agent, run_dir=run_dir, runs_dir=runs_dir, headless=headless,
-                     video=not no_video, screenshots=not no_screenshots, model=model, reference=reference,
-                     agent_cmd=agent_cmd,
+                     video=not no_video, screenshots=not no_screenshots, dom=not no_dom, model=model,
+                     reference=reference, agent_cmd=agent_cmd,
                      replay_from=replay_from, grace=grace, serve_sites=serve_sites, time_limit=time_limit,
                      judge=not no_judge, display=display, allow_outside_files=allow_outside_files, sop=sop,
                      archive=archive, archive_cap_mb=archive_cap, site_from=site_from,
