@@ -68,7 +68,7 @@ class ConsoleLog:
         self.ignore = tuple(u for u in ignore if u)  # the recorder's own targets (its extension): not the page's
         self.secrets = [s for s in secrets if s and len(s) >= 3]
         self.writer = JsonlWriter(Path(run_dir) / CONSOLE, clock)
-        self.count = self.dropped = self.bytes = self.exceptions = 0
+        self.count = self.dropped = self.bytes = self.exceptions = self.crashes = 0
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
         self.browser_log: Path | None = None  # Chromium's stderr with --enable-logging=stderr (chromelog.py)
@@ -83,6 +83,7 @@ class ConsoleLog:
             return
         session.on("Console.messageAdded", lambda p: self._message(session, p))
         session.on("Log.entryAdded", lambda p: self._log(session, p))
+        session.on("Inspector.targetCrashed", lambda p: self._crashed(session))  # sent without Inspector.enable
         session.send_quiet("Console.enable")
         session.send_quiet("Log.enable")
         if session.target_type in ("page", "iframe"):
@@ -97,7 +98,7 @@ class ConsoleLog:
             self._from_log(self._kept + await asyncio.to_thread(self._read_log, self._limit()))
             return
         async def one(session: Session) -> None:
-            if session.closed:
+            if session.closed or session.crashed:  # a dead renderer answers nothing: no 3 s wait for it
                 return
             session.on("Runtime.exceptionThrown", lambda p: self._exception(session, p, replayed=True))
             try:
@@ -197,14 +198,24 @@ class ConsoleLog:
                              "source": e.get("source"), "text": text, "url": e.get("url"),
                              "line": e.get("lineNumber")}, e.get("timestamp"))
 
+    def _crashed(self, session: Session) -> None:
+        """A renderer (or worker) died under the target: recorded past the caps (a flooding page must not hide it),
+        flushed at once (the run may be about to stop)."""
+        self.crashes += 1
+        self._emit(session, {"kind": "crash", "level": "error",
+                             "text": f"the {session.target_type}'s renderer process crashed"}, None, force=True)
+        self.writer.flush()
+
     def _redact(self, text: str) -> str:
         text = SECRET_PARAM.sub(r"\1[redacted]", text)
         return scrub(text, self.secrets) if self.secrets else text
 
-    def _emit(self, session: Session | None, rec: dict[str, Any], stamp: Any, past: bool = False) -> None:
+    def _emit(self, session: Session | None, rec: dict[str, Any], stamp: Any, past: bool = False,
+              force: bool = False) -> None:
         if self.closed:
             return
-        if (self.exceptions >= MAX_EXCEPTIONS if past else self.count >= MAX_ENTRIES or self.bytes >= MAX_BYTES):
+        full = self.exceptions >= MAX_EXCEPTIONS if past else self.count >= MAX_ENTRIES or self.bytes >= MAX_BYTES
+        if full and not force:
             self.dropped += 1
             return
         self.exceptions += past
