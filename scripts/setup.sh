@@ -38,9 +38,9 @@ venv() {
   fi
   # Reinstall only when pyproject.toml changed since the last install.
   if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
-    log "installing clawrec (editable, dev + ray + docs extras: the bench tests start a local Ray cluster," \
+    log "installing clawrec (editable, dev + ray + inspect + docs extras: the bench tests start a local Ray cluster," \
         "tests/docs builds the site) into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check -e '.[dev,ray,docs]' \
+    .venv/bin/pip install -q --disable-pip-version-check -e '.[dev,ray,inspect,docs]' \
       2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
     touch .venv/.installed
   fi

@@ -39,6 +39,8 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "scroll", "description": "Scroll the page up or down, or scroll an element (ref) into view.",
      "input_schema": {"type": "object", "properties": {"direction": {"type": "string", "enum": ["up", "down"]},
                                                         "ref": REF}}},
+    {"name": "back", "description": "Go back one page in the current tab's history.",
+     "input_schema": {"type": "object", "properties": {}}},
     {"name": "screenshot", "description": "A JPEG screenshot of the visible page.",
      "input_schema": {"type": "object", "properties": {}}},
     {"name": "upload", "description": "Attach one of the user's files (by file name) to a file input (ref).",
@@ -168,6 +170,11 @@ class BrowserTools:
         page = await self.current()
         await page.mouse.wheel(0, 600 if direction != "up" else -600)
         return _text(f"scrolled {direction}")
+
+    async def _t_back(self) -> ToolOutcome:
+        page = await self.current()
+        await page.go_back(wait_until="domcontentloaded", timeout=30_000)  # None: no page (or same document)
+        return _text(f"went back; {await self._where()}")
 
     async def _t_screenshot(self) -> ToolOutcome:
         page = await self.current()
