@@ -44,7 +44,7 @@ def combine(payload: Verdict, llm: Verdict) -> Verdict:
                       f"{llm.justification}",
         divergence=llm.divergence, usage=llm.usage, skipped_fields=payload.skipped_fields,
         notes=list(dict.fromkeys(payload.notes + llm.notes)), run=payload.run, reference=payload.reference,
-        task_id=payload.task_id, spec_sha256=payload.spec_sha256, model=llm.model,
+        task_id=payload.task_id, spec_sha256=payload.spec_sha256, model=llm.model, writes=payload.writes,
         judges={"payload": payload.to_dict(), "llm": llm.to_dict()})
 
 

@@ -89,6 +89,8 @@ class PayloadJudge:
         self.skipped: list[dict[str, str]] = []
         self.notes: list[str] = []
         self.diffs: list[tuple[str, Any, Any]] = []  # (field, agent value, wanted value) of failed comparisons
+        self.writes: list[dict[str, Any]] = []  # verdict.json `writes` (specs with `writes:`)
+        self.write_divergence: dict[str, Any] | None = None
 
     def _ev(self, who: str, catch: Interception | None, field: str | None = None) -> Evidence:
         return Evidence(run=who, file=R.INTERCEPTIONS, line=catch.line if catch else None, field=field)
@@ -122,6 +124,7 @@ class PayloadJudge:
                 detail += (f"; {h.method} {h.url} was sent (http.jsonl line {h.line}) but did not satisfy the "
                            "rule's fields/equals, so it is not the task's terminal request")
             self.conditions.append(Condition("Terminal request sent", False, ev, detail))
+            self._writes(None)
             return self._verdict(reason)
         catch = terminal.terminal_order(catches)[0]
         if len(catches) > 1:
@@ -138,6 +141,7 @@ class PayloadJudge:
         self._endpoint(catch, ref_catch, rule, ref_rule)
         self._fields(catch, ref_catch, rule)
         self._expect(catch)
+        self._writes(catch)
         failed = [c for c in self.conditions if not c.met]
         return self._verdict("; ".join(f"{c.condition}: {c.detail}" for c in failed) if failed else
                              f"payload matches ({len(self.conditions)} conditions)")
@@ -263,10 +267,28 @@ class PayloadJudge:
             self.conditions.append(Condition(f"Field {path} equals {_show(want)}{exactly}", ok,
                                              [self._ev("agent", catch, path)], detail))
 
+    def _writes(self, catch: Interception | None) -> None:
+        """The spec's `writes:` as the site held them before the final request (evaluator/writes_judge.py); each
+        judged field, the final request's too, says which request and step it came from."""
+        if self.spec is None or not self.spec.writes:
+            return
+        from evaluator import writes_judge
+
+        if catch is not None:
+            source = writes_judge.final_source(self.run, catch)
+            for c in self.conditions:
+                if any(e.run == "agent" and e.file == R.INTERCEPTIONS for e in c.evidence):
+                    c.source = {**source, "field": next((e.field for e in c.evidence if e.field), None)}
+        conditions, helds, diffs = writes_judge.judge_writes(self.run, self.spec)
+        self.conditions += conditions
+        self.writes = writes_judge.writes_summary(helds, conditions)
+        self.write_divergence = writes_judge.divergence(self.run, diffs)
+
     def _divergence(self) -> dict[str, Any] | None:
-        """The first wrong field, and the agent action that typed the wrong value when one did (its seq)."""
+        """The first wrong field, and the agent action that typed the wrong value when one did (its seq); a wrong
+        value of an earlier write when the final request has none."""
         if not self.diffs:
-            return None
+            return self.write_divergence
         path, got, want = self.diffs[0]
         typed = [a for a in self.run.actions if a.type in ("input", "change") and isinstance(a.value, (str, int))
                  and same(a.value, got)[0]]
@@ -281,6 +303,7 @@ class PayloadJudge:
         return Verdict(
             verdict="PASS" if passed else "FAIL", judge="payload", conditions=self.conditions,
             justification=justification, divergence=self._divergence(), skipped_fields=self.skipped, notes=notes,
+            writes=self.writes,
             run=str(self.run.path), reference=str(self.ref.path) if self.ref else None,
             task_id=self.run.task_id or (self.spec.id if self.spec else None),
             spec_sha256=self.run.spec_sha256 or (self.spec.sha256 if self.spec else None),

@@ -86,12 +86,17 @@ class Condition:
     met: bool
     evidence: list[Evidence] = field(default_factory=list)
     detail: str | None = None
+    # Where a judged payload field came from (specs with `writes:`, evaluator/writes_judge.py): {write (None: the
+    # final request), rule, field, step, request: {file, line, id, method, url, t, status}}.
+    source: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"condition": self.condition, "met": self.met,
                              "evidence": [e.to_dict() for e in self.evidence]}
         if self.detail:
             d["detail"] = self.detail
+        if self.source is not None:
+            d["source"] = self.source
         return d
 
 
@@ -112,6 +117,7 @@ class Verdict:
     model: str | None = None
     judges: dict[str, Any] = field(default_factory=dict)
     progress: float | None = None          # the progress judge's partial credit (subgoals reached / total)
+    writes: list[dict[str, Any]] = field(default_factory=list)  # the spec's writes as the site held them
 
     @property
     def passed(self) -> bool:
@@ -130,6 +136,8 @@ class Verdict:
             d["judges"] = self.judges
         if self.progress is not None:
             d["progress"] = self.progress
+        if self.writes:
+            d["writes"] = self.writes
         return d
 
     def one_line(self) -> str:
