@@ -41,6 +41,11 @@ BASE_FLAGS = [
     # Every frame's console messages, uncaught exceptions included, on stderr (the launch's log_path): the console
     # layer reads a page's exceptions there, never through Runtime in the page (interceptor/chromelog.py).
     "--enable-logging=stderr",
+    # A headed Chromium quits with its last window: an agent closing its last tab took the browser down and the run
+    # ended `crashed` ("lost the browser", retried as an infrastructure failure). The browser is the run's, not the
+    # tab's: it stays up with no window (measured on Xvfb; nothing a page can see) and the run ends when the agent
+    # does; a person closing the window still ends a `clawrec record` session (clawrec/agents/human.py).
+    "--keep-alive-for-test",
 ]
 
 
