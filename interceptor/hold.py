@@ -29,6 +29,7 @@ from interceptor.cdp import Session
 from taskspec.annotate import is_beacon
 from taskspec.match import query_params
 from rundir.records import JsonlWriter, RunClock
+from rundir.redact import REDACTED, secret_field
 
 HOLDS = "holds.jsonl"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -68,13 +69,14 @@ def outcome_text(decision: str, by: str, timeout: float) -> str:
 
 def first_fields(value: Any, limit: int = 4, width: int = 40) -> list[tuple[str, str]]:
     """(name, value) of the first top-level payload fields, values cut to `width` characters (a text message:
-    its start as `data`)."""
+    its start as `data`); a secret field's value (a password, a CSRF token: rundir/redact.py) is `[redacted]`, as
+    in every run file: the task page is in the run's screenshots and DOM layer."""
     if isinstance(value, list) and value and isinstance(value[0], dict):  # a batch: its first element
         value = value[0]
     items = list(value.items()) if isinstance(value, dict) else [("data", value)] if isinstance(value, str) else []
     out = []
     for key, v in items[:limit]:
-        text = v if isinstance(v, str) else repr(v)
+        text = REDACTED if secret_field(str(key), v) else v if isinstance(v, str) else repr(v)
         out.append((str(key), text if len(text) <= width else text[: width - 1] + "…"))
     return out
 

@@ -40,13 +40,18 @@ SECRET_JOINED = frozenset({"pass", "apikey", "accesskey", "secretkey", "privatek
 # Names that hold a secret word but no secret: a job form's work authorization is a legal status (the demo jobs task's
 # `work_authorization: yes` was written `[redacted]`, so the payload judge failed every agent on it).
 NOT_SECRET_JOINED = frozenset({"workauthorization"})
+# A CSRF token is a secret (README "Secrets", docs/howto/secrets.md): its cookie is redacted, so the field that pairs
+# with it is too, whatever the framework calls it: Django's `csrfmiddlewaretoken` (one word), `csrftoken`, Express's
+# `_csrf`, `xsrf`, WordPress's `_wpnonce` (Rails' `authenticity_token`, Laravel's `_token`, `csrf_token` and
+# ASP.NET's `__RequestVerificationToken` hold the word `token`). Judges skip it as volatile (taskspec/volatile.py).
+CSRF_PARTS = ("csrf", "xsrf", "wpnonce")
 SECRET_SUFFIXES = ("token", "secret", "key")  # a header named `*-token`, `*-secret`, `*-key`
 ONE_TIME_CODE = re.compile(r"\d{4,8}")  # a bare `code` field is secret when its value looks like a one-time code
 SECRET_AUTOCOMPLETE = re.compile(r"\b(?:new-password|current-password|password|one-time-code|cc-number|cc-csc)\b")
 # Every name, input or parameter the policy redacts contains one of these (lower case): a line without any, and
 # without a secret value, is written as it is (the walk below costs ~20x these substring searches; a regex ~7x).
 SUSPECT = ("pass", "pwd", "secret", "pin", "otp", "token", "cvc", "cvv", "ccv", "csc", "key", "cookie", "authori",
-           "card", "code", "cc-", "ccn")
+           "card", "code", "cc-", "ccn", *CSRF_PARTS)
 JSON_IN_LIMIT = 1024 * 1024  # characters of a string field still parsed for the JSON it holds (`json_in`)
 JSON_IN_NEST = 3  # JSON in a string in JSON in a string …: levels looked into (each may be MAX_RECORD_DEPTH deep,
                   # so a hostile body cannot make the walk recurse past Python's limit)
@@ -58,6 +63,11 @@ _URLISH = ("http://", "https://", "ws://", "wss://", "/", "?")
 def words(name: str) -> list[str]:
     """`X-Api-Key` -> [x, api, key]; `cardNumber` -> [card, number]; `client_secret` -> [client, secret]."""
     return [w.lower() for w in _WORD.findall(name)]
+
+
+def csrf_name(name: Any) -> bool:
+    """A field, header or cookie name that holds a CSRF token (see CSRF_PARTS; also any `*token` name with `csrf`)."""
+    return isinstance(name, str) and 0 < len(name) <= 80 and any(p in name.lower() for p in CSRF_PARTS)
 
 
 def secret_name(name: Any) -> bool:
@@ -75,7 +85,7 @@ def _secret_name(name: str) -> bool:
     parts = words(name)
     if not parts or "".join(parts) in NOT_SECRET_JOINED:
         return False
-    if any(w in SECRET_WORDS for w in parts):
+    if any(w in SECRET_WORDS for w in parts) or csrf_name(low):
         return True
     joined = "".join(parts)
     if joined in SECRET_JOINED or any(j in joined for j in ("apikey", "clientsecret", "cardnumber", "ccnumber",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rundir.redact import csrf_name
+
 MANAGEMENT = re.compile(r"(^|[-_.])(TOTAL|INITIAL|MIN_NUM|MAX_NUM)_FORMS$")
 SUBMIT_NAMES = {"_save", "_continue", "_addanother", "_saveasnew", "_popup", "_changelist_filters", "submit",
                 "csrfmiddlewaretoken", "csrf_token", "authenticity_token", "_token"}
@@ -23,7 +25,7 @@ def plumbing_reason(path: str) -> str | None:
         return "formset management field"
     if "__prefix__" in path:
         return "formset template (__prefix__)"
-    if last.lower() in SUBMIT_NAMES:
+    if last.lower() in SUBMIT_NAMES or csrf_name(last):
         return "submit button or CSRF field"
     return None
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rundir.redact import csrf_name
+
 _NAME = re.compile(
     r"(^|[_\-.\[])(csrf|xsrf|nonce|token|authenticity|captcha|recaptcha|signature|sig|hmac|idempotency|request_?id|"
     r"trace_?id|session_?id|sid|timestamp|ts|created_?at|updated_?at|client_?time|uuid|guid|_?wpnonce|"
@@ -21,8 +23,11 @@ _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{
 
 
 def name_reason(path: str) -> str | None:
-    """Why a field is volatile by its name (the last path segment), or None."""
+    """Why a field is volatile by its name (the last path segment), or None. A CSRF field (redacted in every run
+    file by rundir/redact.py, so its value reads `[redacted]`) is volatile by its name alone."""
     leaf = path.rsplit(".", 1)[-1]
+    if csrf_name(leaf):
+        return f"CSRF token {leaf!r}"
     if _NAME.search(leaf):
         return f"token-like name {leaf!r}"
     return None
