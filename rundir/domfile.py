@@ -46,10 +46,6 @@ def redact_snapshot(snap: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     attribute); a secret-named element's value-like attributes (a CSRF token in a hidden input or a meta tag) are
     replaced; script text is dropped; then every string has the run's secret values replaced."""
     strings: list[str] = snap.get("strings") or []
-    redacted = len(strings)
-    strings.append(REDACTED)
-    blank = len(strings)
-    strings.append("")
     for doc in snap.get("documents") or []:
         nodes = doc.get("nodes") or {}
         names = nodes.get("nodeName") or []
@@ -57,7 +53,7 @@ def redact_snapshot(snap: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
         values = nodes.get("nodeValue") or []
         for i, parent in enumerate(parents):  # a script's text nodes: the string is blanked, wherever used
             if 0 <= parent < len(names) and strings[names[parent]] in SCRIPT_TAGS and i < len(values) \
-                    and values[i] >= 0 and values[i] not in (redacted, blank):
+                    and 0 <= values[i] < len(strings):
                 strings[values[i]] = ""
         secret: set[int] = set()
         for i, name in enumerate(names):
@@ -71,16 +67,19 @@ def redact_snapshot(snap: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
                 secret.add(i)
         if not secret:
             continue
+        # The value's string itself is replaced (strings are shared: a text node showing it goes too).
         for key in ("inputValue", "textValue"):
             rare = nodes.get(key) or {}
-            rare["value"] = [redacted if idx in secret else v
-                             for idx, v in zip(rare.get("index") or [], rare.get("value") or [])]
+            for idx, v in zip(rare.get("index") or [], rare.get("value") or []):
+                if idx in secret and 0 <= v < len(strings) and strings[v]:
+                    strings[v] = REDACTED
         flat = nodes.get("attributes") or []
         for i in secret:
             pairs = flat[i] if i < len(flat) else []
             for k in range(0, len(pairs) - 1, 2):
-                if strings[pairs[k]].lower() in VALUE_ATTRS and pairs[k + 1] >= 0 and strings[pairs[k + 1]]:
-                    pairs[k + 1] = redacted
+                if strings[pairs[k]].lower() in VALUE_ATTRS and 0 <= pairs[k + 1] < len(strings) \
+                        and strings[pairs[k + 1]]:
+                    strings[pairs[k + 1]] = REDACTED
     if redactor.values or any("=" in s and "://" in s[:12] for s in strings):
         snap["strings"] = [redactor.text(s) if s else s for s in strings]
     return snap

@@ -16,6 +16,8 @@ import re
 import sys
 from pathlib import Path
 
+import zstandard
+
 from clawrec.cli import main
 from tests.loopback_site import Answer, LoopbackSite
 from tests.pipeline.helpers import jsonl, manifest
@@ -100,6 +102,8 @@ def _found(folder: Path, values: list[str]) -> list[tuple[str, str]]:
         if not path.is_file():
             continue
         data = path.read_bytes()
+        if path.suffix == ".zst":  # the DOM layer (rundir/domfile.py): its JSON lines, decompressed
+            data = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True).read()
         for value in values:
             pattern = rb"(?<![0-9])" + re.escape(value.encode()) + rb"(?![0-9])"
             if re.search(pattern, data):
@@ -129,6 +133,7 @@ def test_no_secret_reaches_the_run_directory_or_the_report(tmp_path, capsys, mon
     values = [PASSWORD, "Env-Pw-9Qz%21x3", OTP, COOKIE, *PAGE_SECRETS.values(), *USER.values(), PIN, NEW_PASSWORD]
     assert _found(run_dir, values) == [] and _found(tmp_path / "report.html", values) == []  # noqa
     assert manifest(run_dir)["status"] == "intercepted"
+    assert ("dom.jsonl.zst", "Sign in") in _found(run_dir, ["Sign in"])  # the DOM layer holds the page
     # What the agent printed (each value cut in two by a flush) is in its logs redacted, next to the hash that proves
     # it printed the very value.
     for log_name in ("agent.stdout.log", "agent.stderr.log"):
