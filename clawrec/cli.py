@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "consistency-agreement": ("consistency", "consistency_agreement",
                               "Agreement of the consistency score with labelled pairs (accuracy, F1, threshold)."),
     "archive": ("archive", "archive", "Package a run's web archive as WACZ (pywb, ReplayWeb.page open it)."),
+    "schema": ("schema", "schema", "Print the JSON Schema of a file format (spec: the task spec, for editors)."),
 }
 
 

@@ -1,8 +1,11 @@
 """The one YAML writer of specs (annotate, the ClawBench import): keys in spec order, multi-line strings as `|`
-blocks, strings with `{` or `: ` quoted (placeholders and URLs stay readable and round-trip), a `# ` header."""
+blocks, strings with `{` or `: ` quoted (placeholders and URLs stay readable and round-trip), a `# ` header under
+the schema modeline (an editor with the YAML language server then validates and completes the spec as it is typed;
+the factory writes its specs' text itself and starts them with the same line)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -19,8 +22,15 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 _Dumper.add_representer(str, _str)
 
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "schema" / "spec.schema.json"  # `clawrec schema spec`
+
+
+def schema_modeline() -> str:
+    """The first line of a written spec: `# yaml-language-server: $schema=file:///…/spec.schema.json`."""
+    return f"# yaml-language-server: $schema={SCHEMA_FILE.as_uri()}\n"
+
 
 def dump_spec(spec: dict[str, Any], header: str = "") -> str:
     """The spec as YAML text, each line of `header` as a comment above it."""
     body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
-    return "".join(f"# {line}\n" for line in header.splitlines()) + body
+    return schema_modeline() + "".join(f"# {line}\n" for line in header.splitlines()) + body

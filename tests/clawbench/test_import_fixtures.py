@@ -153,7 +153,7 @@ def test_converted_fields(tmp_path, capsys):
 def test_output_is_readable_yaml(tmp_path, capsys):
     _code, out, _cap = _import(tmp_path, capsys)
     text = (out / "v1-015-daily-life-housing-craigslist.yaml").read_text(encoding="utf-8")
-    assert text.startswith("# Imported from ClawBench v1/015-daily-life-housing-craigslist/task.json")
+    assert text.splitlines()[1].startswith("# Imported from ClawBench v1/015-daily-life-housing-craigslist/task.json")
     assert list(yaml.safe_load(text))[:5] == ["version", "id", "category", "instruction", "start_url"]
     assert "July–August" in text and "instruction: |" in text  # unicode kept, multi-line as a block
 
