@@ -24,6 +24,8 @@ import pytest
 
 from recorder.browser import BASE_FLAGS, find_chromium, launch_browser
 from recorder.display import start_display
+from rundir.domfile import read_dom
+from rundir.records import DOM
 from tests.footprint.server import serve
 
 REPO = Path(__file__).resolve().parents[2]
@@ -216,4 +218,7 @@ def test_clawrec_adds_nothing_a_page_can_detect(mode, pages, bare, archived, tmp
         if mode == "headless":
             assert (tmp_path / "run" / "archive.warc.gz").stat().st_size > 10_000
             archived["headless"] = tmp_path / "run"
+        # The DOM layer (on by default) captured the detector page and its cross-site iframe's own target.
+        captures, _bad = read_dom(tmp_path / "run" / DOM)
+        assert any({f["type"] for f in c["frames"] if "snapshot" in f} == {"page", "iframe"} for c in captures)
     assert findings(bare, got) == []
