@@ -191,16 +191,22 @@ async def drive_social_share(page: Any, urls: dict, user: dict, files: dict | No
     await asyncio.gather(closed, errored, return_exceptions=True)
 
 
+async def drive_basket(page: Any, urls: dict, user: dict, files: dict | None = None, **variant: Any) -> None:
+    from sites.basket.driver import drive_basket as drive_it
+
+    await drive_it(page, urls, user, files, **variant)
+
+
 DRIVERS: dict[str, Callable[..., Awaitable[None]]] = {
     "travel": drive_travel, "jobs": drive_jobs, "shop": drive_shop, "social": drive_social,
-    "social-share": drive_social_share,
+    "social-share": drive_social_share, "basket": drive_basket,
 }
 
 
 # demo spec id (specs/demo/<id>.yaml) -> the driver that completes it
 SPEC_TASKS: dict[str, str] = {
     "travel-flight-oneway": "travel", "jobs-apply-analyst": "jobs", "shop-trail-order": "shop",
-    "social-status-update": "social", "social-share-post": "social-share",
+    "social-status-update": "social", "social-share-post": "social-share", "basket-mug-order": "basket",
 }
 
 

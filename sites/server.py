@@ -30,6 +30,7 @@ SITE_APPS: dict[str, str] = {
     "shop": "sites.shop.app:make_app",
     "shop_pay": "sites.shop.pay:make_app",
     "social": "sites.social.app:make_app",
+    "basket": "sites.basket.app:make_app",
 }
 # Hosts used in base URLs; shop_pay uses "localhost" so the card iframe is cross-SITE as well as cross-origin
 # (an out-of-process iframe under --site-per-process), still loopback only.

@@ -39,7 +39,7 @@ def test_frozen_time_from_the_environment(monkeypatch):
 
 def test_demo_specs_validate(capsys):
     assert main(["validate", str(DEMO)]) == 0
-    assert "5 specs OK" in capsys.readouterr().out
+    assert "6 specs OK" in capsys.readouterr().out
 
 
 def test_every_demo_spec_has_a_driver():
