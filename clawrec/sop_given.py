@@ -2,9 +2,10 @@
 
 Why in the instruction: every agent (OpenClaw's prompt, claude's first message, a command agent's CLAWREC_TASK, a
 person's task page) reads the instruction, so all get the same text without a change to any adapter. The SOP's
-`## Steps` section (evaluator/sop.py) is instantiated with this task's values (evaluator/sop_values.py: user
-details, files, quoted strings, `{sites.NAME}`; a secret keeps its placeholder); `auto` writes it from the spec's
-reference run. RUN/task.json and the manifest's `sop` record where it came from and its sha256.
+`## Steps` section (evaluator/sop.py; the steps of the `--json` form; a file without that heading: all of it but its
+`## Parameters` list) is instantiated with this task's values, each given once, in the step that uses it
+(evaluator/sop_values.py: user details, files, quoted strings, `{sites.NAME}`; a secret keeps its placeholder);
+`auto` writes it from the spec's reference run. RUN/task.json and the manifest's `sop` record where it came from and its sha256.
 """
 
 from __future__ import annotations

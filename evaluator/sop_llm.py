@@ -3,10 +3,11 @@ prompt (appendix B): infer the intent of each step, keep every necessary step an
 site-specific ids, only what the demonstration shows.
 
 Bounded and checked: one request per attempt, at most MAX_ATTEMPTS, a draft of at most MAX_DRAFT_CHARS, max_tokens
-capped; the answer must be a numbered list inside <sop> tags that keeps every placeholder of the draft and marks the
-terminal step, else the model is told what was wrong and asked again. Cached by a hash of everything the model sees
-(model, prompt, draft) in $CLAWREC_SOP_CACHE (default ~/.cache/clawrec/sop): the same run gives the same SOP again
-without a request. The client, credentials and error wording are the LLM judge's (evaluator/llm_judge.py).
+capped; the answer must be a numbered list inside <sop> tags that keeps every placeholder of the draft, writes none
+of the recorded run's values, and marks the terminal step, else the model is told what was wrong and asked again.
+Cached by a hash of everything the model sees (model, prompt, draft) in $CLAWREC_SOP_CACHE (default
+~/.cache/clawrec/sop): the same run gives the same SOP again without a request. The client, credentials and error
+wording are the LLM judge's (evaluator/llm_judge.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from evaluator.errors import JudgeError
 from evaluator.llm_judge import LLMJudge, LLMJudgeConfig
 from evaluator.sop import TERMINAL_MARK, Sop, SopStep
-from evaluator.sop_values import PLACEHOLDER
+from evaluator.sop_values import MIN_INSIDE, PLACEHOLDER
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 MAX_ATTEMPTS = 3
@@ -79,11 +80,21 @@ def parse(answer: str, draft: Sop) -> tuple[list[str], list[str]]:
     missing = sorted(t for t in needed_tokens(draft) if t not in body)
     if missing:
         problems.append(f"placeholders dropped: {', '.join(missing)}")
+    written = [k for k, v in draft.examples.items() if _holds(body, v)]
+    if written:
+        problems.append("the recorded run's values written in place of placeholders: "
+                        + ", ".join(f"{{{k}}}" for k in written))
     if any(s.terminal for s in draft.steps) and TERMINAL_MARK not in body:
         problems.append(f"the terminal step is not marked with {TERMINAL_MARK!r}")
     if len(lines) < max(1, len(draft.steps) // 2):
         problems.append(f"{len(lines)} steps for a draft of {len(draft.steps)}: necessary steps were dropped")
     return lines, problems
+
+
+def _holds(body: str, value: Any) -> bool:
+    """`value` (a recorded run's value) appears in `body` as a word of its own."""
+    v = str(value).strip()
+    return len(v) >= MIN_INSIDE and re.search(r"(?<!\w)" + re.escape(v) + r"(?!\w)", body, re.I) is not None
 
 
 def _config() -> LLMJudgeConfig:

@@ -6,7 +6,8 @@ Why placeholders: an SOP is the procedure, not one person's data; the same SOP s
 fields (dotted: `user.address.city`), the files (`files.<name without extension>`), and the strings the instruction
 puts in double quotes (`quoted.1`, …). Site addresses are `{sites.NAME}` as everywhere else (taskspec.placeholders).
 A secret user field (`[redacted]` in task.json) is never filled in: its placeholder stays, and the agent reads the
-value from the user details it was given.
+value from the user details it was given. The recorded run's values themselves are never written into an SOP:
+`describe` says what a placeholder is, from the task (the parameter rule, docs/howto/sops.md).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import json
 import re
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import unquote_plus
 
-from evaluator.normalize import text
+from evaluator.normalize import same, text
 from rundir.redact import REDACTED
 from taskspec import placeholders as sites_placeholders
 
@@ -79,7 +81,7 @@ def placeholdered(value: Any, values: Mapping[str, Any]) -> tuple[Any, list[str]
         if key.startswith("files.") and s and Path(s.replace("\\", "/")).name == Path(str(v)).name:
             return "{" + key + "}", [key]
     for key, v in live.items():
-        if text(s) == text(v):
+        if text(s) == text(v) or same(s, v)[0]:  # the task's value as typed, or spelled another way (a phone, a date)
             return "{" + key + "}", [key]
     used: list[str] = []
     for key, v in sorted(live.items(), key=lambda kv: -len(str(kv[1]))):
@@ -91,6 +93,29 @@ def placeholdered(value: Any, values: Mapping[str, Any]) -> tuple[Any, list[str]
             s = pattern.sub(lambda _m, k=key: "{" + k + "}", s)
             used.append(key)
     return s, used
+
+
+def in_url(url: str, values: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """A URL with the task's values in it (a query `?email=alex%40…`, a path segment) written as placeholders,
+    read decoded; the URL unchanged when it carries none."""
+    decoded = unquote_plus(url)
+    shown, used = placeholdered(decoded, values)
+    return (str(shown), used) if used else (url, [])
+
+
+def describe(key: str) -> str:
+    """What a placeholder stands for, said from the task (never its value): an SOP names its parameters this way."""
+    kind, _, rest = key.partition(".")
+    words = rest.replace(".", " ").replace("_", " ").replace("-", " ").strip()
+    if kind == "user":
+        return f"the user's {words}, from the user details"
+    if kind == "files":
+        return f"the task's file {words!r}, from the files given with the task"
+    if kind == "quoted":
+        return f"the text the task's instruction puts in double quotes (number {rest})"
+    if kind == "sites":
+        return f"the address of the site {words!r}"
+    return key
 
 
 class MissingValue(KeyError):

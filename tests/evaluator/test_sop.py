@@ -51,7 +51,8 @@ def test_sop_of_the_reference_booking(capsys):
     assert main(["sop", str(REFERENCE)]) == 0
     out = capsys.readouterr().out
     assert numbered(out) == BOOKING
-    assert out.startswith("# SOP: travel-flight-oneway\n") and "- `{user.first_name}`: Alex" in out
+    assert out.startswith("# SOP: travel-flight-oneway\n") and "- `{user.first_name}`: the user's first name, from the user details" in out
+    assert "Alex" not in out and "alex.doe" not in out  # an SOP never carries the recorded person's values
     kinds = {json.loads(ln)["type"] for ln in (REFERENCE / "actions.jsonl").read_text().splitlines()}
     assert {"focus", "keydown", "load"} <= kinds  # the noise was recorded ...
     assert not re.search(r"focus|keydown|scroll|load", steps_text(out), re.I)  # ... and is not in the SOP
@@ -71,7 +72,8 @@ def test_json_gives_element_signatures(capsys):
     assert main(["sop", str(REFERENCE), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     steps = data["steps"]
-    assert [s["n"] for s in steps] == list(range(1, 21)) and data["parameters"]["user.first_name"] == "Alex"
+    assert [s["n"] for s in steps] == list(range(1, 21)) and data["parameters"]["user.first_name"] == \
+        "the user's first name, from the user details"
     assert [s["terminal"] for s in steps] == [False] * 19 + [True]
     first = next(s for s in steps if s["value"] == "{user.first_name}")
     assert first["action"] == "fill" and first["placeholders"] == ["user.first_name"]
