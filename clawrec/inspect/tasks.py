@@ -21,6 +21,15 @@ from clawrec.inspect.solver import clawrec_solver
 REPO = Path(__file__).resolve().parents[2]
 
 
+def _named(name: str) -> str:
+    """The name to register a task under so that it is `clawrec/NAME` however clawrec is installed. Inspect prefixes
+    the package it finds for the module; an editable install run from the source folder is found through the
+    folder's clawrec.egg-info (no PEP 610 record), which Inspect does not count: then the prefix is given here."""
+    from inspect_ai._util.registry import registry_name  # pinned Inspect (pyproject's `inspect` extra)
+
+    return name if registry_name(_named, name) == f"clawrec/{name}" else f"clawrec/{name}"
+
+
 def clawrec_task(specs: str | Path, ids: str | None = None, judge: str = "payload", grader: str | None = None,
                  headless: bool = True, video: bool = False, runs_dir: str = "runs/inspect",
                  name: str | None = None) -> Task:
@@ -39,14 +48,14 @@ def _flag(value: bool | str) -> bool:
     return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
-@task
+@task(name=_named("demo"))
 def demo(specs: str | None = None, ids: str | None = None, judge: str = "payload", grader: str | None = None,
          headless: bool = True, video: bool = False, runs_dir: str = "runs/inspect") -> Task:
     """The demo tasks (specs/demo: travel, jobs, shop, social) on clawrec's local sites."""
     return clawrec_task(specs or REPO / "specs" / "demo", ids, judge, grader, headless, video, runs_dir, "demo")
 
 
-@task
+@task(name=_named("clawbench"))
 def clawbench(specs: str | None = None, ids: str | None = None, judge: str = "payload", grader: str | None = None,
               headless: bool = True, video: bool = False, runs_dir: str = "runs/inspect") -> Task:
     """The imported ClawBench corpus (specs/clawbench, written by `clawrec import-clawbench`)."""
@@ -54,7 +63,7 @@ def clawbench(specs: str | None = None, ids: str | None = None, judge: str = "pa
                         "clawbench")
 
 
-@task
+@task(name=_named("apps"))
 def apps(specs: str | None = None, ids: str | None = None, judge: str = "payload", grader: str | None = None,
          headless: bool = True, video: bool = False, runs_dir: str = "runs/inspect") -> Task:
     """The real-application corpus (specs/apps: applications on loopback, reset from a snapshot)."""

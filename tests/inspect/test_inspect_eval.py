@@ -1,0 +1,113 @@
+"""`inspect eval clawrec/demo` end to end: Inspect's eval() through the package's entry point, Inspect's offline
+model (mockllm) playing the demo scripts, real Chromium on the local sites, clawrec's judge as the scorer.
+
+One eval, three samples run concurrently (Inspect's max_samples): travel with the right calls (caught, payload
+judge PASS), the social status with the wrong audience (FAIL naming the field), the shop order given up before
+ordering (FAIL, diagnosis never_submitted). The log Inspect wrote holds each run directory; each run directory holds
+what a `clawrec run` holds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+
+from tests.support.inspect_model import scripted_model
+from tests.support.model_script import ToolCall
+from tests.support.scripts import shop, social, travel
+from tests.support.scripts.plan import navigate, plan
+
+IDS = "travel-flight-oneway,social-status-update,shop-trail-order"
+
+
+def wrong_audience(call: ToolCall) -> ToolCall:
+    if call.name == "select" and call.arguments.get("values") == ["friends"]:
+        return ToolCall("select", {**call.arguments, "values": ["public"]}, call.id)
+    return call
+
+
+@pytest.fixture(scope="module")
+def demo_eval(sites, tmp_path_factory):
+    assert shop  # (the full shop script exists; this run gives up after the first page on purpose)
+    tmp = tmp_path_factory.mktemp("inspect")
+    errors: list[str] = []
+    model = scripted_model({"On Skylark": (travel.script(), None),
+                            "On Murmur, leave the comment": (social.script(), wrong_audience),
+                            "On Northwind": (plan(navigate(), final="I could not finish the order."), None)},
+                           errors)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CLAWREC_SITES", json.dumps(sites.urls))
+    try:
+        logs = inspect_eval("clawrec/demo", model=model, task_args={"ids": IDS, "runs_dir": str(tmp / "runs")},
+                            log_dir=str(tmp / "logs"), max_samples=3, display="none", log_format="eval")
+    finally:
+        mp.undo()
+    assert not errors, errors
+    assert len(logs) == 1 and logs[0].status == "success", logs[0].error
+    return tmp, logs[0]
+
+
+def sample(log, sample_id: str):
+    return next(s for s in log.samples if s.id == sample_id)
+
+
+def score(s):
+    return next(iter(s.scores.values()))
+
+
+def test_right_calls_are_caught_and_pass(demo_eval):
+    _, log = demo_eval
+    s = sample(log, "travel-flight-oneway")
+    sc = score(s)
+    assert sc.value == "C", sc.explanation
+    run = Path(sc.metadata["run_dir"])
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "intercepted" and manifest["agent"] == "inspect"
+    assert json.loads((run / "verdict.json").read_text())["verdict"] == "PASS"
+    assert sc.metadata["diagnosis"] is None and sc.metadata["verification_wall"] is False
+    assert '"flight_id": "SK344"' in sc.explanation  # the captured payload
+    # every tool call recorded as any agent's: call and result with the model's call id
+    log_lines = [json.loads(line) for line in (run / "agent.jsonl").read_text().splitlines()]
+    calls = [r for r in log_lines if r["role"] == "tool_call"]
+    results = [r for r in log_lines if r["role"] == "tool_result"]
+    assert {"navigate", "snapshot", "click", "type", "select"} <= {c["tool"] for c in calls}
+    assert [c["id"] for c in calls] == [r["id"] for r in results] and all(c["id"] for c in calls)
+    inspect_ids = [c.id for m in s.messages if m.role == "assistant" for c in (m.tool_calls or [])]
+    assert [c["id"] for c in calls] == inspect_ids[:len(calls)]
+    assert (run / "actions.jsonl").stat().st_size > 0 and (run / "http.jsonl").stat().st_size > 0
+
+
+def test_wrong_field_fails_naming_it(demo_eval):
+    _, log = demo_eval
+    sc = score(sample(log, "social-status-update"))
+    assert sc.value == "I"
+    assert "audience" in sc.explanation.splitlines()[1], sc.explanation
+    assert sc.metadata["diagnosis"] == "wrong_value"
+    assert json.loads((Path(sc.metadata["run_dir"]) / "manifest.json").read_text())["status"] == "intercepted"
+
+
+def test_never_submitting_fails_never_submitted(demo_eval):
+    _, log = demo_eval
+    s = sample(log, "shop-trail-order")
+    sc = score(s)
+    assert sc.value == "I" and sc.metadata["diagnosis"] == "never_submitted", sc.explanation
+    assert "no terminal request was caught" in sc.explanation
+    run = Path(sc.metadata["run_dir"])
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "ok" and not (run / "interceptions.jsonl").read_text().strip()
+    assert json.loads((run / "diagnosis.json").read_text())["category"] == "never_submitted"
+
+
+def test_the_log_on_disk_links_each_run(demo_eval):
+    tmp, log = demo_eval
+    on_disk = read_eval_log(log.location)
+    assert on_disk.eval.task == "clawrec/demo" and len(on_disk.samples) == 3
+    for s in on_disk.samples:
+        run = Path(s.store["clawrec:run_dir"])
+        assert run.is_dir() and run.is_relative_to(tmp / "runs")
+        assert s.metadata["clawrec"]["run_dir"] == str(run) == score(s).metadata["run_dir"]
+        assert (run / "manifest.json").is_file()
