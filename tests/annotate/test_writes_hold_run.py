@@ -15,10 +15,6 @@ From that one recording:
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 import yaml
 
@@ -26,7 +22,7 @@ from clawrec.cli import main
 from recorder.display import start_display
 from tests.annotate.basketsite import BasketSite
 from tests.pipeline.helpers import jsonl
-from tests.record.helpers import REPO, StderrLines, cut_run, wait_for
+from tests.record.helpers import cut_run, recording, wait_for
 from tests.record.person import TaskPage, browser_cdp_url
 
 INSTRUCTION = 'Order 3 bags of "Arabica" coffee, shipped to my postcode.'
@@ -60,11 +56,7 @@ def recorded(tmp_path_factory):
     try:
         with BasketSite() as site:
             source = _source(folder, site)
-            proc = subprocess.Popen([sys.executable, "-m", "clawrec.cli", "record", str(source), "--display",
-                                     display.name, "--no-video", "--run-dir", str(run)], cwd=REPO,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            err = StderrLines(proc)
-            try:
+            with recording(source, run, "--display", display.name, "--no-video") as (proc, err):
                 task_page = TaskPage(err.wait(r"task page and controls .*: (\S+)", timeout=120).group(1))
                 task_page.answer(decide)
                 with sync_playwright() as pw:
@@ -86,10 +78,6 @@ def recorded(tmp_path_factory):
                              "the blocked order in http.jsonl")
                 task_page.done()
                 proc.communicate(timeout=120)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.communicate()
             assert proc.returncode == 0, "\n".join(err.lines)
     finally:
         display.stop()
