@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 CLAWREC := .venv/bin/clawrec
 
-.PHONY: setup openclaw agents demo test docs bench fuzz clean
+.PHONY: setup openclaw agents apps demo test docs bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh base
@@ -13,10 +13,13 @@ openclaw:
 agents:  # browser-use (own venv), Claude Code, Codex, Playwright MCP into .tools/
 	@bash scripts/setup.sh agents
 
+apps: setup  # the real applications of apps/ (pinned, each in its own venv) into .tools/apps; a second run installs nothing
+	@$(CLAWREC) apps install
+
 demo: setup
 	@bash scripts/demo.sh
 
-test: setup openclaw agents
+test: setup openclaw agents apps
 	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 docs: setup  # the documentation site, strict and offline, into build/docs (make test builds it too: tests/docs)

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "diagnose": ("diagnose", "diagnose", "Align a run's actions with its reference; show where it diverged."),
     "view": ("view", "view", "Render a run as one self-contained report.html (timeline, video, verdict)."),
     "sf-pool": ("sf_pool", "sf_pool", "Manage the Salesforce scratch-org pool (create, list, reap, limits)."),
+    "apps": ("apps", "apps", "Real web applications as environments: list, install, serve NAME, reset NAME."),
     "bench": ("bench", "bench", "Run tasks × agents × trials in parallel, resumably; one results table."),
     "judge-agreement": ("judge_agreement", "judge_agreement", "Agreement of judges with human labels (Cohen's κ)."),
     "sop": ("sop", "sop", "Write a standard operating procedure (SOP) from a run, values as placeholders."),

@@ -148,7 +148,7 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
     site = open_site(req.archive, req.archive_cap_mb, req.site_from, spec, req.reference)
     with contextlib.ExitStack() as stack:
         urls = req.sites if site.sites is None else site.sites  # a replay asks for the URLs it recorded
-        if has_placeholders(spec):
+        if has_placeholders(spec) and spec.environment.kind != "app":  # an app fills them once it runs (_run)
             if urls is None and req.serve_sites:
                 from sites.server import serve_sites
 
@@ -219,7 +219,15 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
                                        environment={"kind": spec.environment.kind, "error": str(exc)}),
                                  "crashed", str(exc), layers={}))
         return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
-    if prepared.start_url != spec.start_url:
+    if prepared.sites:  # a real application on loopback: its URL fills the spec's {sites.NAME} (environments/app.py)
+        urls = {**(urls or {}), **prepared.sites}
+        ctx.options["sites"] = urls
+        try:
+            spec = expand_sites(spec, urls)
+        except UsageError:
+            await env.cleanup()
+            raise
+    if prepared.start_url != spec.start_url or prepared.sites:
         spec = dataclasses.replace(spec, start_url=prepared.start_url)
         from clawrec.sop_given import with_sop
 

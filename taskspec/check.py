@@ -5,7 +5,8 @@
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
 free-form mappings `user`, `expect` (also a write rule's) and `clawbench`; `writes:` items are checked in
 `taskspec/check_writes.py`; a salesforce-scratch `environment` takes the keys in
-`taskspec/check_salesforce.py` SF_KEYS (README "Salesforce scratch orgs").
+`taskspec/check_salesforce.py` SF_KEYS (README "Salesforce scratch orgs"), an `app` one those of
+`taskspec/check_app.py`.
 
 `{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by
 clawrec/taskfile.py) are accepted wherever a URL goes: `start_url: "{sites.travel}"`,
@@ -189,6 +190,10 @@ class FieldChecker:
             from taskspec.check_salesforce import check_salesforce_options
 
             check_salesforce_options(self, options, path)
+        elif kind_ == "app":
+            from taskspec.check_app import check_app_options
+
+            check_app_options(self, options, path)
         return EnvironmentSpec(kind=kind_ if isinstance(kind_, str) else "live", options=options)
 
     def check_rule(self, value: Any, index: int, section: str = "intercept",

@@ -27,7 +27,7 @@ from taskspec.regex_engine import LinearPattern, compile_regex
 SPEC_VERSION = 1
 CATEGORIES = ("daily", "finance", "work", "dev", "academic", "travel", "social", "pets")
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE")
-ENVIRONMENT_KINDS = ("live", "salesforce-scratch")
+ENVIRONMENT_KINDS = ("live", "salesforce-scratch", "app")
 WEBSOCKET_PREFIXES = ("ws://", "wss://", "^ws://", "^wss://", "wss?://", "^wss?://")
 GLOB_STARTS = ("http://", "https://", "ws://", "wss://", "*")
 

@@ -27,12 +27,15 @@ class Prepared:
     open_url:  where the browser goes first (e.g. a single-use login URL that redirects to start_url); secret.
     secrets:   values that must never reach a run file (given to the Interceptor's `secrets`).
     info:      facts for the manifest's `environment` key (no secrets).
+    sites:     base URLs the environment serves, by name: they fill the spec's `{sites.NAME}` placeholders and join
+               the manifest's `sites` (an `app` environment: {app name: its URL on loopback}).
     """
 
     start_url: str
     open_url: str
     secrets: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    sites: dict[str, str] = field(default_factory=dict)
 
 
 class Environment(Protocol):
@@ -69,4 +72,8 @@ def create_environment(spec: Any) -> Environment:
         from clawrec.environments.salesforce import ScratchOrgEnvironment
 
         return ScratchOrgEnvironment(spec)
+    if kind == "app":
+        from clawrec.environments.app import AppEnvironment
+
+        return AppEnvironment(spec)
     return LiveEnvironment(spec)

@@ -1,0 +1,109 @@
+"""The app corpus: each apps/NAME/app.json says how to install, seed and serve one application nobody here wrote.
+
+Why a manifest per app and not code: installing (a venv with pinned packages), seeding (the app's own management
+commands) and serving (the launcher in apps/_django/) are the same steps for every Django app; the manifest holds
+what differs. Everything installed lives in .tools/apps/NAME/ ($CLAWREC_APPS_HOME overrides .tools/apps):
+venv/, snapshot/ (the seeded state: database, search index, media, mail), instances/K/ (a run's copy) and
+.version (the install's stamp: a hash of the manifest and the app's project files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawrec.errors import UsageError
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "apps"
+HOME_ENV = "CLAWREC_APPS_HOME"
+KINDS = ("django",)
+
+
+def home() -> Path:
+    return Path(os.environ.get(HOME_ENV) or REPO / ".tools" / "apps")
+
+
+@dataclass(frozen=True)
+class AppDef:
+    """One application of the corpus (apps/NAME/app.json)."""
+
+    name: str
+    kind: str
+    what: str
+    python: tuple[str, ...]
+    settings: str
+    setup: tuple[tuple[str, ...], ...]
+    database: str
+    mail: str | None
+    uploads: str | None
+    start_path: str
+    source: Path = field(compare=False)
+
+    @property
+    def root(self) -> Path:
+        return home() / self.name
+
+    @property
+    def venv(self) -> Path:
+        return self.root / "venv"
+
+    @property
+    def python_bin(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    @property
+    def snapshot(self) -> Path:
+        return self.root / "snapshot"
+
+    def stamp(self) -> str:
+        """What an install is made of: the manifest and the app's project files (a change reinstalls)."""
+        h = hashlib.sha256()
+        for path in sorted(p for p in self.source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(str(path.relative_to(self.source)).encode() + b"\0" + path.read_bytes())
+        launcher = CORPUS / "_django" / "serve.py"
+        h.update(launcher.read_bytes())
+        return h.hexdigest()
+
+    def installed(self) -> bool:
+        stamp = self.root / ".version"
+        return stamp.is_file() and stamp.read_text().strip() == self.stamp() and (self.snapshot / self.database).is_file()
+
+
+def _load(path: Path) -> AppDef:
+    try:
+        doc: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise UsageError(f"{path}: must be a JSON object")
+    for key in ("name", "kind", "python", "settings", "database"):
+        if key not in doc:
+            raise UsageError(f"{path}: {key}: missing")
+    if doc["kind"] not in KINDS:
+        raise UsageError(f"{path}: kind: unknown app kind {doc['kind']!r} (expected one of: {', '.join(KINDS)})")
+    return AppDef(name=str(doc["name"]), kind=str(doc["kind"]), what=str(doc.get("what", "")),
+                  python=tuple(str(p) for p in doc["python"]), settings=str(doc["settings"]),
+                  setup=tuple(tuple(str(a) for a in step) for step in doc.get("setup", [])),
+                  database=str(doc["database"]), mail=doc.get("mail"), uploads=doc.get("uploads"),
+                  start_path=str(doc.get("start_path", "/")), source=path.parent)
+
+
+def apps() -> dict[str, AppDef]:
+    """Every app of the corpus by name (folders of apps/ with an app.json)."""
+    found = {}
+    for path in sorted(CORPUS.glob("*/app.json")):
+        app = _load(path)
+        found[app.name] = app
+    return found
+
+
+def get(name: str) -> AppDef:
+    corpus = apps()
+    if name not in corpus:
+        raise UsageError(f"unknown app '{name}' (the corpus in {CORPUS}: {', '.join(corpus) or 'none'})")
+    return corpus[name]
