@@ -101,8 +101,15 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
     one the person blocked in hold mode (`record`), then the one right after the final click/submit (the GET
     form's query is its payload; a WebSocket message gets a ws:// rule). Writes a v1 spec for the top one
     (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, only the fields that tell it
-    apart from the run's other requests to that endpoint, `expect` from the payload's values, token-shaped fields
-    as `volatile`, `reference:` pointing at RUN, and the task's category, user, files, limits, verify and secrets.
+    apart from the run's other requests to that endpoint, the field naming its action (`action`, `_action`,
+    `operationName`, the pressed submit button's name) pinned in `equals`, `expect` from the payload's values,
+    token-shaped fields as `volatile`, `reference:` pointing at RUN, and the task's category, user, files, limits,
+    verify and secrets.
+
+    `writes:` proposes the earlier state-changing requests that reached the site before it (in a hold-mode run:
+    the ones the person Allowed) and carry the task's values (a `user:` value, a string the instruction quotes, a
+    number it names, a task file), each with `expect` holding those fields only (never CSRF tokens, session ids
+    or timestamps); the spec's comment says which task value each field carries and which writes were left out.
 
     A person who blocked the same submission several times (pressed submit again) gets the last attempt as the
     terminal request. Exit 1, with the next step in one line, when the person blocked different submissions and no
