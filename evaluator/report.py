@@ -19,6 +19,7 @@ from typing import Any
 
 from evaluator.diagnose import DIAGNOSIS, Diagnosis, check_layers
 from evaluator.report_html import asset, esc, fmt_t, script_json, short
+from evaluator.report_dom import DOM_PANEL, DomPanel
 from evaluator.report_media import Media
 from evaluator.report_side import aligned, banner
 from evaluator.report_steps import StepList, anchor
@@ -178,7 +179,8 @@ class Report:
                 "<div id=current><h3 id=cur-title>click a step</h3><div class=shots>"
                 "<figure class=shot><img id=cur-before alt='before'><figcaption>before</figcaption></figure>"
                 "<figure class=shot><img id=cur-after alt='after'><figcaption>after</figcaption></figure></div></div>"
-                "<div id=reqpanel><h3>request</h3><p class=muted>click a request in a step</p></div></aside>")
+                f"{DOM_PANEL}<div id=reqpanel><h3>request</h3><p class=muted>click a request in a step</p></div>"
+                "</aside>")
 
     def render(self) -> str:
         title = f"clawrec run {self.run.run_id}"
@@ -194,7 +196,7 @@ class Report:
         aside = self.aside(end)  # registers the video and film strip media
         self.media.check_folder()
         data = {"steps": [{"n": s.n, "t0": s.t0} for s in self.tr.steps], "requests": steps.requests,
-                "media": self.media.sources(), "end": end}
+                "media": self.media.sources(), "end": end, "dom": DomPanel(self.tr).data()}
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
         status = f"{self.run.task_id or ''} · {self.run.agent_name or ''} · {self.run.status or ''}"
         return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -203,7 +205,7 @@ class Report:
                 f"<header><h1>{esc(title)}</h1><div>{esc(status)}</div></header><div class=layout><main>{left}"
                 + (f"<section id=notes><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "")
                 + f"</main>{aside}</div><script type=application/json id=report-data>{script_json(data)}</script>"
-                f"<script>{asset('report.js')}</script></body></html>")
+                f"<script>{asset('report.js')}</script><script>{asset('report_dom.js')}</script></body></html>")
 
 
 def site_line(site: Any) -> str:

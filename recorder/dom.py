@@ -32,7 +32,10 @@ from rundir.redact import Redactor
 # without its external stylesheets (the page's own <style> text is in the DOM).
 COMPUTED_STYLES = ["display", "visibility", "opacity", "pointer-events", "position", "z-index", "overflow",
                    "color", "background-color", "font-size", "font-weight", "font-family", "text-align",
-                   "border-top-width", "border-top-style", "border-top-color", "cursor"]
+                   "border-top-width", "border-top-style", "border-top-color", "cursor",
+                   "width", "padding-top", "padding-right", "padding-bottom", "padding-left", "margin-top",
+                   "margin-right", "margin-bottom", "margin-left", "flex-direction", "justify-content", "align-items",
+                   "gap", "grid-template-columns", "border-radius", "line-height", "top", "left", "box-sizing"]
 CAPTURE = {"computedStyles": COMPUTED_STYLES, "includePaintOrder": True, "includeDOMRects": False}
 ATTEMPT_S = 3.0
 MAX_FRAMES = 20  # out-of-process iframes captured per page (ads can nest dozens)

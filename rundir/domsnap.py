@@ -17,7 +17,7 @@ _STEP = re.compile(r"""^(?:\*\[@id=(?P<id>"(?:[^"\\]|\\.)*")\]|(?P<tag>[A-Za-z][
 INTERACTIVE = ("A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION")
 
 
-@dataclass
+@dataclass(eq=False)
 class Doc:
     """One document of a capture (a DocumentSnapshot and its capture's string table)."""
 
@@ -61,6 +61,12 @@ class Doc:
 
     def tag(self, i: int) -> str:
         return self.s(self._names[i]) if i < len(self._names) else ""
+
+    def node_type(self, i: int) -> int:
+        return self._types[i] if i < len(self._types) else 0
+
+    def node_value(self, i: int) -> str:
+        return self.s(self._values[i]) if i < len(self._values) else ""
 
     def is_element(self, i: int) -> bool:
         return i < len(self._types) and self._types[i] == 1

@@ -48,6 +48,7 @@
       step.querySelector("summary .what").textContent;
     setImg("cur-before", step.getAttribute("data-before"));
     setImg("cur-after", step.getAttribute("data-after"));
+    document.dispatchEvent(new CustomEvent("clawrec:step", {detail: step.getAttribute("data-n")}));  /* DOM panel */
     if (scroll) { step.scrollIntoView({block: "nearest"}); }
   }
 
