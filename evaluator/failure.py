@@ -2,7 +2,8 @@
 
 The taxonomy (the `category` key of diagnosis.json; the bench summary counts these ids):
 never_submitted, wrong_value, missing_field, wrong_endpoint, stuck_looping, off_task, verification_wall, limit,
-agent_crash, infrastructure; `null` when the payload judge passes the run.
+agent_crash, infrastructure, wrong_earlier_value (the final request is right, a write before it is not: a spec's
+`writes:`, evaluator/write_failure.py); `null` when the payload judge passes the run.
 
 The cause is what a person would fix first: for a wrong field value, the step where the agent typed or chose that
 value (found through the caught payload's value and the field's label); for a missing submission, where the agent
@@ -26,12 +27,14 @@ from evaluator.steps import Step
 from evaluator.trajectory import Trajectory
 from evaluator.verdict import Verdict
 from evaluator.walls import find as find_wall
+from evaluator.write_failure import earlier_cause, is_write
 
 CATEGORIES = {
     "never_submitted": "never submitted", "wrong_value": "wrong value", "missing_field": "missing field",
     "wrong_endpoint": "wrong endpoint", "stuck_looping": "stuck/looping", "off_task": "navigated off task",
     "verification_wall": "blocked by a verification wall/CAPTCHA", "limit": "time or step limit",
-    "agent_crash": "agent crash", "infrastructure": "infrastructure"}
+    "agent_crash": "agent crash", "infrastructure": "infrastructure",
+    "wrong_earlier_value": "wrong value in an earlier step"}  # a spec's writes (evaluator/write_failure.py)
 CLAIM = re.compile(r"\b(done|completed?|success(ful(ly)?)?|submitted|booked|placed|sent|posted|applied|finished|"
                    r"confirmed|reserved|purchased|ordered)\b", re.I)
 NEGATION = re.compile(r"\b(not|cannot|can't|couldn't|could not|unable|failed|fail|didn't|did not|no way|"
@@ -148,6 +151,8 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
     if verdict.verdict == "PASS":
         return Cause(None, "no failure: the payload judge passes the run")
     failed = [c for c in verdict.conditions if not c.met]
+    earlier = [c for c in failed if is_write(c)]  # the spec's writes before the final request
+    failed = [c for c in failed if not is_write(c)]
     caught = bool(run.interceptions.records)
     status, stop = str(run.status or ""), str(run.stop_reason or "")
     last = tr.meaningful[-1] if tr.meaningful else None
@@ -181,6 +186,9 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
         st = tr.at(terminal_order(run.interceptions.records)[0].t)
         return Cause("wrong_endpoint", f"step {st.n} submitted to the wrong endpoint: {endpoint.detail}", st.n,
                      None, st.meaningful[0] if st.meaningful else None)
+    if earlier and not failed:  # the final request is right; what the site held from an earlier step is not
+        summary, step, action, detail = earlier_cause(tr, earlier)
+        return Cause("wrong_earlier_value", summary, step, action.seq if action else None, action, detail)
     catch = terminal_order(run.interceptions.records)[0]  # the one the payload judge judged
     missing = next((c for c in failed if c.detail == "field missing from payload"), None)
     wrong = next((c for c in failed if c.detail != "field missing from payload"), None)
