@@ -29,6 +29,7 @@ class SiteMode:
     capture: Any = None
     replay: Any = None
     env: Any = None                       # clawrec.replay_env.ReplayEnv when replaying (clock + seeded randomness)
+    proxy: Any = None                     # clawrec.replay_net.RefusingProxy when replaying (nothing past DevTools)
 
     @property
     def seed(self) -> int:
@@ -53,9 +54,16 @@ class SiteMode:
 
     def browser_flags(self) -> list[str]:
         """Chromium flags of a replay: V8 seeds every context's Math.random with the archive's seed (pages, iframes,
-        workers alike; no script, no global, no patched native a page could see); the shim's renderer seed."""
+        workers alike; no script, no global, no patched native a page could see); the shim's renderer seed; the
+        refusing proxy (what Chromium sends past DevTools, a service worker's update check, never leaves)."""
         env = self.replay_env()
-        return [] if env is None else [f"--js-flags=--random-seed={self.seed}", *env.flags()]
+        if env is None:
+            return []
+        if self.proxy is None:
+            from clawrec.replay_net import RefusingProxy
+
+            self.proxy = RefusingProxy()
+        return [f"--js-flags=--random-seed={self.seed}", *env.flags(), *self.proxy.flags()]
 
     def browser_env(self) -> dict[str, str]:
         """The browser's environment additions of a replay: the clock shim (the wall clock at the archive's start)."""

@@ -35,6 +35,7 @@ from archive.warc import ARCHIVE, DEFAULT_CAP, WarcFile
 from interceptor.cdp import CDPError, Session
 from interceptor.httplog import NETWORK_TYPES, scrub, url_ignored
 from interceptor.netjoin import NetworkJoin
+from interceptor.workerbodies import WorkerBodies
 from rundir.redact import REDACTED, Redactor, mask_fields, redact_headers, secret_name, secret_values
 from taskspec import payload
 
@@ -79,6 +80,7 @@ class Capture:
         self.join: NetworkJoin[dict[str, Any]] = NetworkJoin(
             self._request, self._redirected, self._response, self._ended, wire_response=self._wire)
         self._reading: set[asyncio.Future] = set()
+        self.worker_bodies = WorkerBodies(cap)  # a service worker's bodies, read at the Fetch response stage
         self.pages: list[dict[str, Any]] = []
         self.started = datetime.now(timezone.utc)
         self.info: dict[str, Any] = {}
@@ -103,7 +105,17 @@ class Capture:
         return {"method": req["method"], "url": url, "headers": req.get("headers", {}), "body": raw,
                 "date": datetime.now(timezone.utc)}
 
+    def fetch_patterns(self, session: Session) -> list[dict[str, str]]:
+        """Fetch patterns this target needs besides the interceptor's (a service worker's bodies)."""
+        return self.worker_bodies.patterns(session)
+
+    def response_paused(self, session: Session, params: dict[str, Any]) -> None:
+        """A response paused at the response stage (a service worker's): its body is read, then it goes on."""
+        self.worker_bodies.paused(session, params, self.closed)
+
     def _redirected(self, rec: dict[str, Any], session: Session, response: dict[str, Any]) -> None:
+        if response.get("fromServiceWorker"):
+            return  # a service worker's answer to a page: the worker's own exchange is the one archived
         self._respond(rec, response)
         self._write(rec, b"", False)
 
@@ -115,6 +127,8 @@ class Capture:
         rec["resp_headers"] = rec.pop("wire", None) or _split(r.get("headers"))
 
     def _response(self, rec: dict[str, Any], session: Session, p: dict[str, Any]) -> None:
+        if p["response"].get("fromServiceWorker"):
+            return  # a worker's answer to a page, not an exchange with the site: left out (no response, see _ended)
         rec["response"] = p["response"]
         rec["resource_type"] = p.get("type")
 
@@ -126,6 +140,10 @@ class Capture:
         empty = rec["method"] == "HEAD" or rec["status"] in (204, 304)
         if error is not None or empty:
             self._write(rec, b"", error is not None and not empty)
+            return
+        known, body = self.worker_bodies.take(p["requestId"])
+        if known:  # a service worker's: its Network domain never held the body
+            self._write(rec, body or b"", body is None)
             return
         fut = session.send("Network.getResponseBody", {"requestId": p["requestId"]})
         self._reading.add(fut)

@@ -24,6 +24,7 @@ from interceptor.headless import HeadlessMask
 from interceptor.httplog import HttpLog, scrub
 from taskspec.model import Rule, Spec
 from interceptor.targets import Attacher
+from interceptor.workerbodies import is_response_stage
 from interceptor.wsguard import HELD_BLOCKED, WsGuard, ws_interception
 from rundir.layers import Interception
 from rundir.records import INTERCEPTIONS, JsonlWriter, RunClock
@@ -199,9 +200,10 @@ class Interceptor:
             self.console.prepare(session)
         if ttype == "page" and self.http_rules:
             watch_preloading(session, self.http_rules, self._preloading_state, self._fatal)
-        if fetch_owner and self.patterns:
+        patterns = self.patterns + (self.archive.fetch_patterns(session) if self.archive is not None else [])
+        if fetch_owner and patterns:
             session.on("Fetch.requestPaused", lambda p, s=session: self._paused(s, p))
-            futures.append(session.send("Fetch.enable", {"patterns": self.patterns}))
+            futures.append(session.send("Fetch.enable", {"patterns": patterns}))
         return futures
 
     def _preloading_state(self, enabled: bool) -> None:
@@ -230,6 +232,9 @@ class Interceptor:
     # ---- decisions -------------------------------------------------------------------------------------------
     def _paused(self, session: Session, params: dict[str, Any]) -> None:
         """Fetch.requestPaused, in the reader loop: continue at once unless URL and method can match."""
+        if self.archive is not None and is_response_stage(params):  # a worker's body for the archive
+            self.archive.response_paused(session, params)
+            return
         self.stats["paused"] += 1
         req = params["request"]
         paused = PausedRequest(session, params, self.http.mark_intercepted if self.http is not None else None)

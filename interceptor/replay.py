@@ -6,9 +6,15 @@ service workers) before it is sent; in replay mode it pauses them all (`Fetch.en
 level) and answers each from archive.index (tiers exact, key, normalized, nearest; preflight, Range and HEAD
 synthesized by archive.synth), so the rules are matched FIRST and the terminal request is caught and blocked exactly
 as on the live site. Nothing is ever continued: a miss is a 404. Per target, before it runs: the HTTP cache off
-(`Network.setCacheDisabled`), service workers bypassed (`Network.setBypassServiceWorker`: a recorded worker would
-answer from its own cache, unseen), and WebSockets refused (`Network.setBlockedURLs`, listed as misses: a live
-socket cannot be replayed faithfully from a recording).
+(`Network.setCacheDisabled`) and WebSockets refused (`Network.setBlockedURLs`, listed as misses: a live socket
+cannot be replayed faithfully from a recording).
+
+Service workers run as they did when recorded: a page's request goes to its worker's fetch handler, and what the
+worker fetches pauses on the worker's own target and is answered here like a page's (navigations, subresources,
+CORS preflights, POST bodies, Range). Bypassing them instead (`Network.setBypassServiceWorker`, until issue 35)
+changed the site: what the worker answers by itself (a synthesized or cached response) was then a miss. Its fresh
+profile starts with no registration and an empty Cache Storage, so whatever a worker caches came from this archive.
+What Chromium fetches for a worker past DevTools (its update check) meets the refusing proxy (clawrec/replay_net.py).
 """
 
 from __future__ import annotations
@@ -57,8 +63,6 @@ class Replay:
         session.on("Network.webSocketCreated", lambda p: self._socket(p))
         sent = [session.send("Network.setCacheDisabled", {"cacheDisabled": True}),
                 session.send("Network.setBlockedURLs", {"urls": WS_BLOCK})]
-        if session.target_type in ("page", "iframe"):
-            sent.append(session.send("Network.setBypassServiceWorker", {"bypass": True}))
         if session.target_type == "page" and self.timezone:  # the recorded timezone (an unknown id is refused)
             sent.append(session.send("Emulation.setTimezoneOverride", {"timezoneId": self.timezone}))
         for fut in sent:
