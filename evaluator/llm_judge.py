@@ -94,6 +94,10 @@ def task_prompt(spec: Spec | None, agent: RunDir, reference: RunDir | None) -> s
         if getattr(spec, "exact", ()):
             task += ("\nThese payload fields must match exactly (case and whitespace count): "
                      + ", ".join(spec.exact))
+        if getattr(spec, "writes", ()):  # the earlier writes the submission is made of (evaluator/writes_judge.py)
+            from evaluator.writes_judge import writes_prompt
+
+            task += "\n" + writes_prompt(spec, agent, reference)
         for key, text in (getattr(spec, "judge_context", None) or {}).items():  # e.g. an imported task's rubric
             task += f"\nTask-specific {key.replace('_', ' ')} (from the task author): {text}"
     else:

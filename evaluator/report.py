@@ -22,6 +22,7 @@ from evaluator.report_html import asset, esc, fmt_t, script_json, short
 from evaluator.report_dom import DOM_PANEL, DomPanel
 from evaluator.report_media import Media
 from evaluator.report_side import aligned, banner
+from evaluator import report_writes
 from evaluator.report_steps import StepList, anchor
 from evaluator.trajectory import Trajectory, is_static
 from rundir import records as R
@@ -123,7 +124,7 @@ class Report:
                             if isinstance(s, dict))
         return (f"<section id=verdict><h2>Verdict: <span class={cls}>{esc(verdict)}</span> "
                 f"<span class=muted>({esc(v.get('judge'))} judge)</span></h2><p>{short(v.get('justification'))}</p>"
-                f"{div_html}<table class=conds>{failed_rows}</table><details><summary>"
+                f"{div_html}<table class=conds>{failed_rows}</table>{report_writes.never_sent(v)}<details><summary>"
                 f"{sum(1 for c in conds if c.get('met'))} conditions met</summary><table class=conds>{met_rows}</table></details>"
                 + (f"<p class=muted>skipped: {esc(skipped)}</p>" if skipped else "") + "</section>")
 
@@ -185,6 +186,7 @@ class Report:
     def render(self) -> str:
         title = f"clawrec run {self.run.run_id}"
         steps = StepList(self.tr, self.media)
+        steps.writes = report_writes.by_line(self._json(R.VERDICT))  # a spec's writes, in their steps
         step_html = steps.render()
         end = max([float(self.run.manifest.get("duration") or 0), 0.001] + [s.t0 for s in self.tr.steps]
                   + [h.t for h in self.run.http if h.t is not None])

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from evaluator.console_layer import CONSOLE
+from evaluator import report_writes
 from evaluator.report_html import clip, esc, fmt_t, short
 from evaluator.report_media import Media
 from evaluator.trajectory import RunStep, Trajectory, is_static
@@ -84,6 +85,7 @@ class StepList:
     def __init__(self, tr: Trajectory, media: Media, side: str = "agent") -> None:
         self.tr, self.media, self.side = tr, media, side
         self.requests: dict[str, dict[str, Any]] = {}
+        self.writes: dict[int, dict[str, Any]] = {}  # http.jsonl line -> verdict write (evaluator/report_writes.py)
 
     def _img(self, shot: Any, label: str) -> str:
         key = self.media.key(self.tr.run.screenshot_file(shot)) if shot is not None else None
@@ -147,6 +149,8 @@ class StepList:
                         f"<td class=t>{fmt_t(h.t)}</td><td>{esc(h.method)} "
                         f"{esc(status if status is not None else h.raw.get('error', ''))}</td>"
                         f"<td>{short(h.url, 300)} <span class=muted>{esc(h.resource_type)}</span></td></tr>")
+            if h.line in self.writes:
+                rows.append(report_writes.row(self.writes[h.line]))
         return "".join(rows)
 
     def _console(self, st: RunStep) -> str:
@@ -161,6 +165,7 @@ class StepList:
         badges = ""
         if st.catches or any(h.intercepted for h in st.requests):
             badges += "<span class='badge l-caught'>caught</span>"
+        badges += report_writes.badge([self.writes[h.line] for h in st.requests if h.line in self.writes])
         if errors:
             badges += f"<span class='badge err'>{len(errors)} error{'s' if len(errors) > 1 else ''}</span>"
         n_req = sum(1 for h in st.requests if not is_static(h))

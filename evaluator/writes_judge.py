@@ -181,3 +181,27 @@ def divergence(run: RunDir, diffs: list[Diff]) -> dict[str, Any] | None:
              and (sent_t is None or a.t is None or a.t <= sent_t)]
     return {"step": typed[-1].seq if typed else None, "run_step": held.step, "write": held.write.name,
             "agent": f"{held.write.name}: {path} = {_show(got)}", "reference": f"{path} = {_show(want)}"}
+
+
+def writes_prompt(spec: Spec, agent: RunDir, reference: RunDir | None) -> str:
+    """The LLM judge's evidence about a spec's writes: what each must hold, and per run the request whose values
+    the site held (http.jsonl line, step, body: untrusted data, fenced) or that it never reached the site."""
+    from evaluator.judge_tools import _compact, fence
+
+    lines = ["The submission is more than the final request: the site keeps the values of these earlier writes "
+             "(the final request may carry none of them). Judge them as part of the submission:"]
+    lines += [f"- {w.label}: {'|'.join(w.rule.methods)} {w.rule.url or w.rule.url_regex} must hold "
+              f"{json.dumps(w.expect, ensure_ascii=False)}" for w in spec.writes]
+    for name, run in (("agent", agent), ("reference", reference)):
+        if run is None:
+            continue
+        held = []
+        for h in held_writes(run, spec, cutoff(run)):
+            if h.request is None:
+                held.append(f"{h.write.name}: never reached the site before the final request")
+            else:
+                held.append(f"{h.write.name}: {R.HTTP} line {h.request.line} (step {h.step}) {h.request.method} "
+                            f"{h.request.url} body=" + _compact(sent_body(h.request).value, 600))
+        lines.append(f"What the site held from the {name} run's writes (cite {R.HTTP} lines):\n"
+                     + fence(name, R.HTTP, "\n".join(held)))
+    return "\n".join(lines)

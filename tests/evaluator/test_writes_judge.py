@@ -128,3 +128,17 @@ def test_a_spec_without_writes_judges_exactly_as_before(tmp_path: Path) -> None:
     assert without["verdict"] == "PASS" and with_writes["verdict"] == "FAIL"
     assert [c["condition"] for c in without["conditions"]] == ["Terminal request sent to a spec endpoint",
                                                                'Field action equals "place_order"']
+
+
+def test_the_llm_judge_gets_the_held_writes_as_fenced_evidence(tmp_path: Path) -> None:
+    from evaluator.llm_judge import task_prompt
+
+    spec = _spec(tmp_path)
+    run = _run(tmp_path / "run", [_post(1, 1.0, "basket/", {"form-0-quantity": "3"})])
+    run.load_all()
+    prompt = task_prompt(spec, run, None)
+    assert 'writes[0] (basket update): POST http://127.0.0.1:8000/basket/ must hold {"form-0-quantity": 2}' in prompt
+    fenced = prompt.split('<untrusted_run_data run="agent" source="http.jsonl">', 1)[1].split("</untrusted", 1)[0]
+    assert f'basket update: http.jsonl line 1 (step 1) POST {BASE}basket/ body={{"form-0-quantity":"3"}}' in fenced
+    assert "shipping address: never reached the site before the final request" in fenced
+    assert "earlier writes" not in task_prompt(dataclasses.replace(spec, writes=()), run, None)

@@ -132,6 +132,11 @@ def test_a_wrong_quantity_fails_naming_the_field_and_the_step_and_diagnose_names
     assert f"the write basket quantity at step {step}" in headline and "form-0-quantity" in headline
     d = json.loads((run / "diagnosis.json").read_text())
     assert d["category"] == "wrong_earlier_value" and d["cause"]["field"] == "form-0-quantity"
+    assert main(["view", str(run)]) == 0  # the report shows the write's fields in the step it happened in
+    capsys.readouterr()
+    page = (run / "report.html").read_text()
+    in_step = page.split(f"id='agent-step-{step}'", 1)[1].split("<details class=step", 1)[0]
+    assert "write ✗" in in_step and "<li class=unmet>✗ <code>form-0-quantity</code> got &quot;3&quot;" in in_step
 
 
 def test_a_wrong_postcode_fails_naming_it(wrong_sites, tmp_path, capsys):
