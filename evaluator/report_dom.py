@@ -126,7 +126,7 @@ class Renderer:
             if low.startswith("on") or low in URL_ATTRS or low == "style":
                 attrs.append(f'data-clawrec-x-{html.escape(low)}="{html.escape(value)}"')  # shown by the picker
             elif low == "value" and tag == "INPUT":
-                continue  # the live value below
+                attrs.append(f'data-clawrec-x-value="{html.escape(value)}"')  # the attribute; the live value below
             elif low.replace("-", "").replace("_", "").replace(":", "").isalnum():
                 attrs.append(f'{html.escape(low)}="{html.escape(value)}"')
         value = doc.value(i)

@@ -34,7 +34,9 @@
   function attributesOf(el) {
     var out = [];
     Array.prototype.forEach.call(el.attributes, function (a) {
-      if (a.name === "data-clawrec-n" || a.name === "data-clawrec-target" || a.name === "style") { return; }
+      /* the rebuilt page's own marks, and what it renders from the recorded state (style, the live value) */
+      if ((a.name.indexOf("data-clawrec-") === 0 && a.name.indexOf("data-clawrec-x-") !== 0) || a.name === "style" ||
+          (a.name === "value" && el.tagName === "INPUT")) { return; }
       out.push([a.name.indexOf("data-clawrec-x-") === 0 ? a.name.slice(15) : a.name, a.value]);
     });
     return out;
@@ -66,8 +68,8 @@
     doc.addEventListener("click", function (ev) {
       ev.preventDefault(); ev.stopPropagation();
       var el = ev.target && ev.target.closest ? ev.target.closest("[data-clawrec-n]") : null;
-      doc.querySelectorAll(".clawrec-picked").forEach(function (x) { x.classList.remove("clawrec-picked"); x.style.boxShadow = ""; });
-      if (el) { el.classList.add("clawrec-picked"); el.style.boxShadow = "0 0 0 2px #1a73e8"; }
+      doc.querySelectorAll("[data-clawrec-picked]").forEach(function (x) { x.removeAttribute("data-clawrec-picked"); x.style.boxShadow = ""; });
+      if (el) { el.setAttribute("data-clawrec-picked", "1"); el.style.boxShadow = "0 0 0 2px #1a73e8"; }
       pick(el, cap);
     }, true);
     doc.addEventListener("submit", function (ev) { ev.preventDefault(); }, true);

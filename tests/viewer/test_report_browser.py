@@ -294,3 +294,45 @@ def test_selecting_anything_moves_every_panel_to_that_step(reports, open_page):
     search.locator("tr.req", has_text="/api/flights").first.click()
     assert page.locator("details.step.current").get_attribute("data-n") == n
     assert page.locator("#reqpanel").get_attribute("data-step") == n
+
+
+def test_dom_panel_shows_the_page_before_and_after_with_an_element_picker(reports, open_page):
+    """Issue 39: the step's page rebuilt from the DOM layer in a sandboxed iframe without scripts, the acted-on
+    element outlined and described; clicking an element in it reports that element; the panel follows the step
+    the video or the film strip moves to; nothing is fetched (offline)."""
+    page = open_page(reports["plain"])
+    frame_el = page.locator("#dom-frame")
+    assert frame_el.get_attribute("sandbox") == "allow-same-origin"  # no allow-scripts
+    caught = page.locator("details.step:has(.badge.l-caught)")
+    caught.locator("summary").click()
+    n = caught.get_attribute("data-n")
+    page.wait_for_function("n => document.getElementById('dom-status').textContent.startsWith('step ' + n + ' · "
+                           "before')", arg=n, timeout=10_000)
+    frame = page.frame_locator("#dom-frame")
+    book = frame.locator("#book")
+    book.wait_for(timeout=10_000)
+    assert book.get_attribute("data-clawrec-target") == "1" and frame.locator("script").count() == 0
+    pick = page.locator("#dom-pick")
+    text = pick.inner_text()
+    assert "@id\tbook" in text and "@class\tprimary big" in text and "visible\tyes" in text and "disabled\tno" in text
+    page.locator("#dompanel .domtabs button[data-which=after]").click()
+    page.wait_for_function("document.getElementById('dom-status').textContent.includes('after')", timeout=10_000)
+    # The picker: the input the agent typed the wrong last name into, clicked in the rebuilt page of its step.
+    typed = page.locator("details.step", has=page.locator("summary", has_text='Last name" = "Dough"')).first
+    typed.locator("summary").click()
+    last = frame.locator("#p1-last_name")
+    last.wait_for(timeout=10_000)
+    assert last.input_value() == "Dough"
+    frame.locator("#p1-first_name").click()
+    text = pick.inner_text()
+    assert "@id\tp1-first_name" in text and "@data-k\tfirst_name" in text and "value\tAlex" in text, text
+    assert "box\tx " in text and "visible\tyes" in text
+    page.locator("#dompanel").scroll_into_view_if_needed()
+    shot(page, "dom-panel.png")
+    # Scrubbing: a film frame of another step moves the DOM panel to that step too.
+    film = page.locator(".film .frame").nth(3)
+    film.click()
+    page.wait_for_function("n => document.getElementById('dom-status').textContent.startsWith('step ' + n + ' ')",
+                           arg=film.get_attribute("data-step"), timeout=10_000)
+    assert [u for u in page.fetched if not u.startswith(("file:", "data:", "about:"))] == []  # type: ignore
+    assert page.dialogs == []  # type: ignore[attr-defined]
