@@ -1,0 +1,33 @@
+"""The scale bench's own reading (bench/scale.py, bench/procs.py), without running it: process kinds from real
+command lines, the knee, and what makes a level whole."""
+
+from __future__ import annotations
+
+import os
+
+from bench.procs import kind_of, tree
+from bench.scale import knee, whole
+
+
+def _level(jobs: int, rph: float, cpu: float = 0.5, **over) -> dict:
+    base = {"jobs": jobs, "runs_per_hour": rph, "cpu_util": cpu, "mem_used_peak_mb": 1000, "video_ratio_min": 0.95,
+            "shots_missing": 0, "http_unjoined": 0, "agent_incomplete": 0, "infra": 0}
+    return {**base, **over}
+
+
+def test_process_kinds_from_command_lines():
+    assert kind_of(b"/usr/lib/chromium/chromium --type=renderer --no-sandbox") == "chromium"
+    assert kind_of(b"/usr/bin/Xvfb\0:5\0-screen") == "xvfb" and kind_of(b"/usr/bin/ffmpeg\0-f\0x11grab") == "ffmpeg"
+    assert kind_of(b"/x/.venv/bin/python\0-m\0clawrec.cli\0run\0t.yaml") == "clawrec"
+    assert kind_of(b"/x/.venv/bin/python\0-m\0clawrec.cli\0bench\0specs") == "bench"
+    assert kind_of(b"/x/.venv/bin/python\0/x/bench/paced_agent.py") == "agent"
+    assert tree(os.getpid())[os.getpid()] == "agent"  # pytest itself: none of clawrec's kinds
+
+
+def test_the_knee_is_where_growth_stops_or_a_layer_falls_short():
+    grows = [_level(1, 100), _level(4, 380), _level(8, 700), _level(16, 720, cpu=0.97)]
+    k = knee(grows)
+    assert k["jobs"] == 8 and "CPU" in k["why"]
+    short = [_level(1, 100), _level(4, 380), _level(8, 760, shots_missing=3)]
+    assert knee(short)["jobs"] == 4 and "3 screenshots missing" in knee(short)["why"]
+    assert not whole(_level(8, 1, video_ratio_min=0.89)) and whole(_level(8, 1))
