@@ -3,7 +3,7 @@
 Why: specs and request bodies come from untrusted hands. Without limits a YAML "billion laughs" under `user:` grew a
 run to 3.1 GB, and a page POSTing 200k-deep JSON crashed the run with RecursionError (hardening probe, issue 16).
 Every recursive walk in clawrec (matching, redaction, judging, the report) is safe on data at most
-`MAX_DEPTH` deep, so decoders refuse anything deeper instead of passing it on. README "Limits" lists these.
+`MAX_DEPTH` deep, so decoders refuse anything deeper instead of passing it on. docs/reference/limits.md lists these.
 """
 
 from __future__ import annotations

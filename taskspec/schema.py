@@ -164,19 +164,28 @@ def _object_of(cls: type, prefix: str, keys: tuple[str, ...], **extra: Any) -> d
 
 
 def _environment() -> dict[str, Any]:
-    kinds = list(model.ENVIRONMENT_KINDS)
+    """`kind` and, per kind the schema knows, its keys; another kind's keys are left to `clawrec validate`."""
     sf = {k: _field(f"environment.{k}") for k in SF_KEYS}
+    for key in ("pool", "dev_hub", "definition"):
+        sf[key] |= TEXT
+    sf["api_version"] |= {"type": ["string", "number"]}
+    sf["seed"] |= {"type": ["string", "array"]}
     sf["checks"] |= {"type": "array", "items": {"type": "object", "required": ["soql"], "additionalProperties": False,
                                                 "properties": {k: _field(f"environment.checks[].{k}")
                                                                for k in CHECK_KEYS}}}
+    sf["checks"]["items"]["properties"]["soql"] |= TEXT
+    sf["checks"]["items"]["properties"]["count"] |= {"type": "integer", "minimum": 0}
     sf["days"] |= {"type": "integer", "minimum": 1, "maximum": 30}
     sf["wait_min"] |= {"type": "integer", "minimum": 2}
     sf["path"] |= {"type": "string", "pattern": "^/"}
     sf["track"] |= {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$"}}
-    live_only = {"if": {"properties": {"kind": {"const": "live"}}}, "then": {"propertyNames": {"const": "kind"}}}
-    return {"type": "object", "required": ["kind"], "additionalProperties": False,
-            "properties": {"kind": _field("environment.kind", model.EnvironmentSpec, enum=kinds)} | sf,
-            "allOf": [live_only]}
+    kinds: dict[str, dict[str, Any]] = {"live": {}, "salesforce-scratch": sf}
+    return {"type": "object", "required": ["kind"],
+            "properties": {"kind": _field("environment.kind", model.EnvironmentSpec,
+                                          enum=list(model.ENVIRONMENT_KINDS))},
+            "allOf": [{"if": {"properties": {"kind": {"const": kind}}},
+                       "then": {"properties": keys, "propertyNames": {"enum": ["kind", *keys]}}}
+                      for kind, keys in kinds.items()]}
 
 
 def spec_schema() -> dict[str, Any]:

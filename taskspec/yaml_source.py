@@ -133,10 +133,10 @@ def _expanded_problem(root: Node, file: str) -> Problem | None:
         size[id(node)] = (total, height)
         line = node.start_mark.line + 1
         if height > MAX_DEPTH:
-            return Problem(file, line, "yaml", f"nested deeper than {MAX_DEPTH} levels (README \"Limits\")")
+            return Problem(file, line, "yaml", f"nested deeper than {MAX_DEPTH} levels (docs/reference/limits.md)")
         if total > MAX_SPEC_EXPANDED:
             return Problem(file, line, "yaml", f"aliases expand this value to more than {MAX_SPEC_EXPANDED:,} "
-                                               f"items and characters (a 'billion laughs'?); README \"Limits\"")
+                                               f"items and characters (a 'billion laughs'?); docs/reference/limits.md")
     return None
 
 
@@ -172,7 +172,7 @@ def read_spec_bytes(path: Path) -> bytes:
 
 def _too_big(file: str, size: int | None) -> Problem:
     what = f"file is {size:,} bytes, larger" if size is not None else "file is larger"
-    return Problem(file, 1, "spec", f"{what} than the limit of {MAX_SPEC_BYTES:,} (README \"Limits\")")
+    return Problem(file, 1, "spec", f"{what} than the limit of {MAX_SPEC_BYTES:,} (docs/reference/limits.md)")
 
 
 def read_yaml(raw: bytes, file: str) -> Source:

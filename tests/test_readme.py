@@ -21,3 +21,13 @@ def test_every_relative_link_and_picture_of_the_readme_exists():
     assert local, "the README links into the docs"
     for target in local:
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_readme_is_a_five_minute_page():
+    assert len(README.splitlines()) <= 150
+
+
+def test_the_first_screen_runs_the_demo_opens_the_report_and_points_at_the_tutorial():
+    first_screen = "\n".join(README.splitlines()[:25])
+    assert "make demo" in first_screen and "report.html" in first_screen
+    assert "(docs/tutorials/first-task.md)" in first_screen

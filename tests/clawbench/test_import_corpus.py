@@ -14,7 +14,7 @@ from taskspec.clawbench_categories import GROUPS, category_for, in_table, markdo
 from taskspec.clawbench_user import EMAIL_ENV, EMAIL_PASSWORD_ENV
 from taskspec.model import CATEGORIES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLAWBENCH_PAGE = Path(__file__).resolve().parents[2] / "docs" / "howto" / "clawbench.md"
 PREFIX = {"v1": "v1-", "v2": "v2-", "v1-lite": "v1-lite-", "claw-eval": "ce-"}
 
 
@@ -100,8 +100,8 @@ def test_suite_user_info_and_resume_flags(tmp_path, capsys):
     assert not (tmp_path / "o2").exists()
 
 
-def test_readme_shows_the_category_table():
-    text = README.read_text()
+def test_the_clawbench_page_shows_the_category_table():
+    text = CLAWBENCH_PAGE.read_text()
     assert markdown_table() in text
     rows = re.findall(r"^\| (\w+) \| (`.*) \|$", markdown_table(), re.M)
     assert [group for group, _cells in rows] == list(GROUPS)

@@ -81,3 +81,14 @@ def test_every_page_of_the_nav_was_built(site: Path) -> None:
     for page in nav:
         built = site / (page[: -len("README.md")] + "index.html" if page.endswith("README.md") else page[:-3] + ".html")
         assert built.is_file(), f"{page} was not built"
+
+
+def test_every_environment_variable_of_the_code_is_on_the_env_page() -> None:
+    """Each CLAWREC_* name the product code reads or sets is documented (docs/reference/env.md)."""
+    page = (ROOT / "docs" / "reference" / "env.md").read_text()
+    packages = ["clawrec", "taskspec", "rundir", "archive", "interceptor", "recorder", "evaluator", "factory", "sites"]
+    names = {name for pkg in packages for path in (ROOT / pkg).rglob("*.py")
+             for name in re.findall(r"\bCLAWREC_[A-Z0-9_]*[A-Z0-9]\b", path.read_text())}
+    assert len(names) > 20
+    missing = sorted(n for n in names if not re.search(rf"`{n}`", page))
+    assert not missing, f"docs/reference/env.md does not document {missing}"

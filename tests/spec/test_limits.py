@@ -1,4 +1,4 @@
-"""Issue 16, input limits: spec size and nesting, url_regex on a linear-time engine (README "Limits")."""
+"""Issue 16, input limits: spec size and nesting, url_regex on a linear-time engine (docs/reference/limits.md)."""
 
 from __future__ import annotations
 
@@ -35,14 +35,15 @@ def test_spec_larger_than_the_limit_is_one_line(tmp_path, capsys):
 def test_endless_file_is_never_read_whole(capsys):
     assert main(["validate", "/dev/zero"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        '/dev/zero:1: spec: file is larger than the limit of 2,097,152 (README "Limits")']
+        '/dev/zero:1: spec: file is larger than the limit of 2,097,152 (docs/reference/limits.md)']
 
 
 def test_nesting_deeper_than_the_limit_is_one_line(tmp_path):
     path = write(tmp_path, "deep", "user:\n  x: " + "[" * 150 + "]" * 150 + "\n")
     with pytest.raises(SpecError) as err:
         load_spec(path)
-    assert [str(p) for p in err.value.problems] == [f'{path}:6: yaml: nested deeper than 100 levels (README "Limits")']
+    assert [str(p) for p in err.value.problems] == [
+        f'{path}:6: yaml: nested deeper than 100 levels (docs/reference/limits.md)']
 
 
 def test_aliases_used_a_few_times_are_fine(tmp_path):

@@ -96,7 +96,7 @@ def test_alias_bomb_is_cheap(tmp_path, capsys):
     # in one line, without expanding it.
     start = time.monotonic()
     expected = [f"{path}:12: yaml: aliases expand this value to more than 5,000,000 items and characters "
-                f"(a 'billion laughs'?); README \"Limits\""]
+                f"(a 'billion laughs'?); docs/reference/limits.md"]
     assert main(["validate", str(path)]) == 2
     assert capsys.readouterr().err.splitlines() == expected
     assert main(["run", str(path), "--agent", "command", "--agent-cmd", "true", "--runs-dir", str(tmp_path)]) == 2
