@@ -29,7 +29,7 @@ from interceptor.cdp import Session
 from taskspec.annotate import is_beacon
 from taskspec.match import query_params
 from rundir.records import JsonlWriter, RunClock
-from rundir.redact import REDACTED, secret_field
+from rundir.redact import REDACTED, redact_url, secret_field
 
 HOLDS = "holds.jsonl"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -46,7 +46,7 @@ class Held:
 
     id: int
     method: str
-    url: str
+    url: str                           # secret query parameters redacted (what the person reads; the page is recorded)
     fields: list[tuple[str, str]]      # the first payload fields (name, short value) a person reads to decide
     t: float                           # run clock when it was held
     future: asyncio.Future = field(repr=False)
@@ -135,7 +135,7 @@ class Hold:
         loop = asyncio.get_running_loop()
         fields = first_fields(payload) or first_fields(query_params(url))
         now = self.clock.now()
-        held = Held(next(self._ids), method, url, fields, now, loop.create_future(), now + self.timeout)
+        held = Held(next(self._ids), method, redact_url(url), fields, now, loop.create_future(), now + self.timeout)
         if self._closed:
             held.future.set_result(("block", "end of run"))
         else:
