@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from taskspec.model import Spec
+from evaluator.dom_diagnosis import dom_findings
 from evaluator.errors import RunDirError
 from evaluator.failure import CATEGORIES, Cause, classify, final_claim
 from evaluator.normalize import same
@@ -117,6 +118,7 @@ class Diagnosis:
     cause: Cause
     self_report_gap: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+    dom: list[dict[str, Any]] = field(default_factory=list)  # what the page shows (evaluator/dom_diagnosis.py)
 
     @property
     def category(self) -> str | None:
@@ -127,7 +129,8 @@ class Diagnosis:
         gap = "; SELF-REPORT GAP: the agent claims success but never submitted" if self.self_report_gap else ""
         if self.cause.category is None:
             return f"passed: {self.cause.summary}{gap}"
-        return f"{CATEGORIES[self.cause.category]}: {self.cause.summary}{gap}"
+        page = f"; the page: {self.dom[0]['summary']}" if self.dom else ""
+        return f"{CATEGORIES[self.cause.category]}: {self.cause.summary}{gap}{page}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": DIAGNOSIS_VERSION, "run": self.run, "reference": self.reference,
@@ -138,7 +141,7 @@ class Diagnosis:
                 "steps": self.counts, "similarity": None if self.similarity is None else round(self.similarity, 3),
                 "first_divergence": self.divergence,
                 "divergences": self.divergences, "payload": self.payload,
-                "aligned": [r.to_dict(i) for i, r in enumerate(self.rows, 1)], "notes": self.notes}
+                "aligned": [r.to_dict(i) for i, r in enumerate(self.rows, 1)], "notes": self.notes, "dom": self.dom}
 
 
 def _side_time(rows: list[Row], i: int, side: str) -> float | None:
@@ -229,7 +232,8 @@ def diagnose(run: str | Path | RunDir, reference: str | Path | RunDir | None, sp
                 "reference_actions": len(ref.actions) if ref is not None else 0,
                 **{s: sum(1 for r in rows if r.status == s) for s in ("same", "value", "differs", "extra",
                                                                        "missing")}},
-        similarity=sm_ratio, cause=cause, self_report_gap=gap, notes=notes + tr.console_notes)
+        similarity=sm_ratio, cause=cause, self_report_gap=gap, notes=notes + tr.console_notes,
+        dom=dom_findings(tr) if cause.category else [])
     if write:
         tmp = rd.path / (DIAGNOSIS + ".tmp")
         tmp.write_text(json.dumps(diag.to_dict(), indent=1, ensure_ascii=False, default=str), encoding="utf-8")
