@@ -1,10 +1,11 @@
 """The replay lookup index: an archive's exchanges by tier, and the answer to one request.
 
 Tiers, tried in order: `exact` (method, URL, body), `key` (the pywb/cdxj key), `normalized` (cache-busters such as
-`_`, `ts`, `timestamp`, `cb` and the spec's volatile fields ignored, in the query and the body), `nearest` (GET
-only: the recorded URL of the same path sharing the most query parameters). Repeated identical requests get the
-recorded responses in recorded order, then the last one again (a counter per tier and key). Synthesized as browsers
-need (archive/synth.py): CORS preflights, Range (206 slices) and HEAD answered from the GET.
+`_`, `ts`, `timestamp`, `cb`, the spec's volatile fields and the fields archived `[redacted]` ignored, in the query
+and the body), `nearest` (GET only: the recorded URL of the same path sharing the most query parameters). Repeated
+identical requests get the recorded responses in recorded order, then the last one again (a counter per tier and
+key). Synthesized as browsers need (archive/synth.py): CORS preflights, Range (206 slices) and HEAD answered from
+the GET.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ class ReplayIndex:
     """Built once from an archive's exchanges; `lookup` is pure apart from the repeat counters."""
 
     def __init__(self, exchanges: Iterable[Exchange], volatile: Iterable[str] = ()) -> None:
-        self.volatile = frozenset(volatile)
         # A 304 carries no body (it revalidated the browser's cached copy): the full response recorded before it
         # answers instead (a replay runs with the cache off, so a 304 would leave the page empty).
         self.exchanges = [e for e in exchanges if e.status and e.status != 304]
+        # fields archived as [redacted] (a CSRF token: the page replays the value it is served) count as volatile
+        redacted = {k for e in self.exchanges for k in keys.redacted_fields(e.url, _ctype(e.req_headers), e.req_body)}
+        self.volatile = frozenset(volatile) | frozenset(redacted)
         self._buckets: dict[str, dict[Hashable, list[Exchange]]] = {t: {} for t in TIERS}
         self._served: dict[tuple[str, Hashable], int] = {}
         for ex in self.exchanges:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from io import BytesIO
 from typing import Any, Iterable
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit
 
 import surt
 from cdxj_indexer.postquery import append_method_query
@@ -44,6 +44,38 @@ def _strip_json(value: Any, ignore: frozenset[str]) -> Any:
     if isinstance(value, list):
         return [_strip_json(v, ignore) for v in value]
     return value
+
+
+REDACTED = "[redacted]"  # what the run's redaction policy writes in place of a secret (rundir/redact.py)
+
+
+def redacted_fields(url: str, content_type: str, body: bytes) -> set[str]:
+    """Names of the query parameters and body fields (JSON at any depth, urlencoded forms) a recorded request holds
+    as `[redacted]`. Why: a secret-named field (a CSRF token, a password) is archived redacted while a replayed page
+    sends the value it was served; the normalized tier ignores such fields, as it ignores the spec's volatile ones."""
+    found = {k for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True) if v == REDACTED}
+    if not body or REDACTED.encode() not in body and quote_plus(REDACTED).encode() not in body:
+        return found
+    text = body.decode("utf-8", "replace")
+    if "json" in (content_type or "").lower() or text[:1] in "{[":
+        try:
+            _redacted_json(json.loads(text), found)
+            return found
+        except ValueError:
+            pass
+    return found | {k for k, v in parse_qsl(text, keep_blank_values=True) if v == REDACTED}
+
+
+def _redacted_json(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if v == REDACTED:
+                found.add(k)
+            else:
+                _redacted_json(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _redacted_json(v, found)
 
 
 def normalized_body(body: bytes, content_type: str, ignore: frozenset[str]) -> bytes:
