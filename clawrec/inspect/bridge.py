@@ -11,6 +11,7 @@ spec's step limit, or at an Inspect limit (kept and raised again by the solver o
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState
@@ -21,6 +22,7 @@ from clawrec.agents.base import AgentContext, AgentResult
 from clawrec.agents.browser_tools import BrowserTools
 from clawrec.agents.claude import first_message
 from clawrec.agents.pwconnect import run_context
+from clawrec.inspect.secrets import masked
 from clawrec.inspect.session import SESSION, Session
 
 
@@ -29,15 +31,16 @@ class InspectAgent:
 
     name = "inspect"
 
-    def __init__(self, agent: Agent, model: str | None = None) -> None:
+    def __init__(self, agent: Agent, model: str | None = None, secrets: tuple[str, ...] = ()) -> None:
         self.agent = agent
+        self.secrets = secrets
         self.model = model
         self.state = AgentState(messages=[])
         self.limit_error: LimitExceededError | None = None
         self.session: Session | None = None
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        text = first_message(ctx)
+        text = first_message(dataclasses.replace(ctx, task=masked(ctx.task, self.secrets)))
         self.state.messages = [ChatMessageUser(content=text)]
         async with run_context(ctx.cdp_url) as context:
             tools = BrowserTools(context, files=list(ctx.task.files))
@@ -48,7 +51,7 @@ class InspectAgent:
                     acting.cancel()
 
             session = self.session = Session(ctx, tools, self.state, int(ctx.task.limits.get("steps") or 0),
-                                             step_limit)
+                                             self.secrets, step_limit)
             token = SESSION.set(session)
             try:
                 acting = asyncio.create_task(self.agent(self.state), name="inspect-agent")

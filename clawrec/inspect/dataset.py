@@ -1,7 +1,7 @@
 """clawrec task specs as an Inspect dataset: one Sample per spec, from a folder of specs or a `clawrec bench` plan.
 
 Input: the task as clawrec gives it to agents (clawrec/agents/claude.py's first message: instruction, start page,
-the user's details, the files). `{sites.NAME}` placeholders stay as written until the sample runs (the solver
+the user's details (secret fields as placeholders: clawrec/inspect/secrets.py), the files). `{sites.NAME}` placeholders stay as written until the sample runs (the solver
 serves the sites and replaces the input with the message of its run). Metadata: the spec's path, id and category
 and its reference run (the judges' comparison); the target is the spec's `expect` as text (what a PASS submits).
 """
@@ -17,6 +17,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from clawrec.agents.base import AgentContext
 from clawrec.agents.claude import first_message
 from clawrec.errors import UsageError
+from clawrec.inspect.secrets import masked
 from clawrec.taskfile import task_info
 
 
@@ -43,7 +44,8 @@ def _specs(specs: str | Path | None, plan: str | Path | None, ids: list[str] | N
 
 def spec_sample(spec: Any) -> Sample:
     """One spec as one Sample (id = the spec's id)."""
-    ctx = AgentContext(cdp_url="", task=task_info(spec), run_dir=Path("."), log=lambda *a, **k: None)
+    ctx = AgentContext(cdp_url="", task=masked(task_info(spec), tuple(spec.secrets)), run_dir=Path("."),
+                       log=lambda *a, **k: None)
     reference = str(spec.reference) if spec.reference else None
     expect = json.dumps(dict(spec.expect or {}), ensure_ascii=False, sort_keys=True, default=str)
     return Sample(id=spec.id, input=first_message(ctx), target=expect,

@@ -19,6 +19,7 @@ from inspect_ai.tool import ContentImage, ContentText, ToolError
 
 from clawrec.agents.base import AgentContext
 from clawrec.agents.browser_tools import BrowserTools
+from clawrec.inspect.secrets import filled
 
 # Inspect tool name -> BrowserTools name (the vocabulary of clawrec/agents/browser_tools.py; `key` is its `press`)
 ACTIONS = {"navigate": "navigate", "click": "click", "type": "type", "select": "select", "scroll": "scroll",
@@ -41,6 +42,7 @@ class Session:
     tools: BrowserTools
     state: Any                                # the Inspect agent's AgentState (its messages are logged from it)
     step_limit: int = 0                       # the spec's limits.steps (0: none)
+    secrets: tuple[str, ...] = ()             # the spec's secret user fields (clawrec/inspect/secrets.py)
     on_step_limit: Callable[[], None] = lambda: None
     steps: int = 0
     limited: bool = False
@@ -80,7 +82,7 @@ class Session:
             self.on_step_limit()
             raise ToolError(f"step limit reached ({self.step_limit})")
         self.ctx.log("tool_call", args, tool=name, id=call_id)
-        outcome = await self.tools.call(ACTIONS[name], args)
+        outcome = await self.tools.call(ACTIONS[name], filled(args, self.ctx.task.user, self.secrets))
         self.steps += 1
         self.ctx.log("tool_result", outcome.log_text, tool=name, id=call_id, is_error=outcome.is_error,
                      **outcome.record)

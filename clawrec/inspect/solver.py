@@ -47,11 +47,12 @@ def clawrec_solver(agent: Agent | None = None, runs_dir: str = "runs/inspect", h
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from clawrec.api import arun_task
+        from clawrec.taskfile import load_task
 
         spec = state.metadata.get("spec")
         if not spec:
             raise ClawrecError(f"sample {state.sample_id}: no `spec` in its metadata (use clawrec_dataset)")
-        bridge = InspectAgent(agent or default_agent(), str(state.model))
+        bridge = InspectAgent(agent or default_agent(), str(state.model), tuple(load_task(spec).secrets))
         serve = serve_sites if serve_sites is not None else not os.environ.get("CLAWREC_SITES")
         run = asyncio.create_task(arun_task(spec, bridge, runs_dir=runs_dir, headless=headless, video=video,
                                             judge=False, serve_sites=serve, grace=grace, time_limit=time_limit),

@@ -4,17 +4,27 @@ model (mockllm) playing the demo scripts, real Chromium on the local sites, claw
 One eval, three samples run concurrently (Inspect's max_samples): travel with the right calls (caught, payload
 judge PASS), the social status with the wrong audience (FAIL naming the field), the shop order given up before
 ordering (FAIL, diagnosis never_submitted). The log Inspect wrote holds each run directory; each run directory holds
-what a `clawrec run` holds.
+what a `clawrec run` holds; `inspect view bundle` of the log renders in a real Chromium.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
+from playwright.sync_api import expect, sync_playwright
+
+from recorder.browser import launch_browser
 
 from tests.support.inspect_model import scripted_model
 from tests.support.model_script import ToolCall
@@ -111,3 +121,52 @@ def test_the_log_on_disk_links_each_run(demo_eval):
         assert run.is_dir() and run.is_relative_to(tmp / "runs")
         assert s.metadata["clawrec"]["run_dir"] == str(run) == score(s).metadata["run_dir"]
         assert (run / "manifest.json").is_file()
+
+
+@pytest.fixture
+def bundle_site(demo_eval):
+    """`inspect view bundle` of the eval's log folder, served on loopback (the static viewer Inspect publishes)."""
+    tmp, _ = demo_eval
+    out = tmp / "bundle"
+    proc = subprocess.run([sys.executable, "-m", "inspect_ai", "view", "bundle", "--log-dir", str(tmp / "logs"),
+                           "--output-dir", str(out), "--overwrite"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (out / "index.html").is_file() and list((out / "logs").glob("*.eval"))
+    handler = functools.partial(QuietHandler, directory=str(out))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    thread.join()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the stdlib's name)
+        pass
+
+
+def test_the_view_bundle_renders_each_run_in_chromium(bundle_site, demo_eval, tmp_path):
+    """The bundle opened in a real headless Chromium: the three samples with their scores; a sample's scoring tab
+    shows the explanation and the run directory. CLAWREC_VIEWER_SHOTS=docs/viewer saves the docs' screenshots."""
+    _, log = demo_eval
+    shots = Path(os.environ.get("CLAWREC_VIEWER_SHOTS") or tmp_path)
+    b = launch_browser(headless=True)
+    try:
+        with sync_playwright() as p:
+            page = p.chromium.connect_over_cdp(b.http_url).contexts[0].new_page()
+            page.set_viewport_size({"width": 1400, "height": 850})
+            page.goto(bundle_site)
+            for sample_id in IDS.split(","):
+                expect(page.get_by_text(sample_id, exact=True)).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("clawrec/demo").first).to_be_visible()
+            page.screenshot(path=str(shots / "inspect-view.png"))
+            page.get_by_text("social-status-update", exact=True).click()
+            page.get_by_text(re.compile(r"^scoring$", re.I)).first.click()  # the tab (its label is uppercased by CSS)
+            run_dir = score(sample(log, "social-status-update")).metadata["run_dir"]
+            expect(page.get_by_text(run_dir).first).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("wrong_value").first).to_be_visible()
+            page.screenshot(path=str(shots / "inspect-sample.png"))
+    finally:
+        b.close()
+    assert (shots / "inspect-view.png").stat().st_size > 10_000
