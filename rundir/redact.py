@@ -3,7 +3,7 @@
 Why one pure module: every layer (http.jsonl, http.har, interceptions.jsonl, actions, agent messages, screenshots'
 metadata, and report.html, which is rendered from them) must hide the same things; one policy applied by the one
 JSONL writer (rundir/records.py JsonlWriter) cannot drift between layers. A secret is replaced by `[redacted]`
-(README "Secrets"):
+(docs/howto/secrets.md):
 - by name: HTTP headers, query parameters, body and record fields whose name is a secret's (`secret_name`), also
   inside JSON a body carries in a string field (Salesforce Aura's form field `message={"actions":…}`: `json_in`);
 - by input: an action on an input whose type/autocomplete/name says secret (password, one-time-code, cc-number,
@@ -40,7 +40,7 @@ SECRET_JOINED = frozenset({"pass", "apikey", "accesskey", "secretkey", "privatek
 # Names that hold a secret word but no secret: a job form's work authorization is a legal status (the demo jobs task's
 # `work_authorization: yes` was written `[redacted]`, so the payload judge failed every agent on it).
 NOT_SECRET_JOINED = frozenset({"workauthorization"})
-# A CSRF token is a secret (README "Secrets", docs/howto/secrets.md): its cookie is redacted, so the field that pairs
+# A CSRF token is a secret (docs/howto/secrets.md): its cookie is redacted, so the field that pairs
 # with it is too, whatever the framework calls it: Django's `csrfmiddlewaretoken` (one word), `csrftoken`, Express's
 # `_csrf`, `xsrf`, WordPress's `_wpnonce` (Rails' `authenticity_token`, Laravel's `_token`, `csrf_token` and
 # ASP.NET's `__RequestVerificationToken` hold the word `token`). Judges skip it as volatile (taskspec/volatile.py).

@@ -5,7 +5,7 @@
 twice. The format is DESIGN.md's "The task spec"; unknown keys are errors at every level except inside the
 free-form mappings `user`, `expect` (also a write rule's) and `clawbench`; `writes:` items are checked in
 `taskspec/check_writes.py`; a salesforce-scratch `environment` takes the keys in
-`taskspec/check_salesforce.py` SF_KEYS (README "Salesforce scratch orgs"), an `app` one those of
+`taskspec/check_salesforce.py` SF_KEYS (docs/howto/salesforce.md), an `app` one those of
 `taskspec/check_app.py`.
 
 `{sites.NAME}` placeholders (the local demo sites' base URLs, each ending in "/", filled in at run time by

@@ -1,4 +1,4 @@
-"""The `answer:` key of an answer-mode spec: `{rubric, reference, url}` (README "Run ClawBench's tasks").
+"""The `answer:` key of an answer-mode spec: `{rubric, reference, url}` (docs/howto/clawbench.md).
 
 Why a module of its own: answer mode is one feature (the submit page clawrec serves, the rubric judge), and its
 small schema is checked with the spec checker's one-line problems, apart from the general format.

@@ -1,4 +1,4 @@
-"""ClawBench metaclasses → the paper's 8 category groups (the table README "Run ClawBench's tasks" shows).
+"""ClawBench metaclasses → the paper's 8 category groups (the table docs/howto/clawbench.md shows).
 
 Why a table and not a guess: ClawBench v1 and v2 name the same groups differently (`shopping-commerce` and
 `shopping`, `nonprofit-charity` and `charity`, `job-search-hr` and `jobs`), and a wrong group silently skews a

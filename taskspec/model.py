@@ -1,4 +1,5 @@
-"""The task spec (YAML `version: 1`; the format is README "Task specs" and DESIGN.md): typed objects every package reads.
+"""The task spec (YAML `version: 1`; the format is docs/reference/spec.md and DESIGN.md): typed objects every
+package reads.
 
 This module is pure data (no browser, no I/O), so evaluator and clawrec may import it. Loading and full
 validation with FILE:LINE messages live in taskspec/check.py, reading files in taskspec/load.py (`load_spec`, `load_specs`).

@@ -1,8 +1,8 @@
 """The run's browser for the built-in agents that drive it themselves (claude, replay, random).
 
 Why patchright and not Playwright: Playwright's connect_over_cdp enables Runtime in every page, which a page can
-detect (README "Footprint"; tests/footprint/test_builtin_agents.py). Imported only when an agent runs, so listing or
-checking agents never loads it.
+detect (docs/explanation/footprint.md; tests/footprint/test_builtin_agents.py). Imported only when an agent runs,
+so listing or checking agents never loads it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ tests.footprint.measure_agents LABEL=PYTHON:LIBRARY ...` runs `clawrec run --hea
 tests/footprint/probe_agent.py as the agent (LIBRARY: playwright, the connection of the claude, replay and random
 agents; or patchright) and prints, per agent, webdriver, the CDP serialization leak, BotD and every finding against the
 bare browser. `LABEL=agent:NAME` runs the real adapter NAME instead (openclaw, claude-code, codex, claude, browser-use,
-computer-use; tests/footprint/real_agents.py: a scripted model makes it open the page again with its own tools). A measurement (README "Footprint"), not a test: Playwright's connection is known to be detectable."""
+computer-use; tests/footprint/real_agents.py: a scripted model makes it open the page again with its own tools). A measurement (docs/explanation/footprint.md), not a test: Playwright's connection is known to be detectable."""
 
 from __future__ import annotations
 

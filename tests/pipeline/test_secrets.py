@@ -1,4 +1,4 @@
-"""Secrets never reach a run file (README "Secrets"): a page sends every kind of secret (headers, query, JSON, form,
+"""Secrets never reach a run file (docs/howto/secrets.md): a page sends every kind of secret (headers, query, JSON, form,
 a cookie, OTP and card inputs), the spec reads the password from the environment, marks card, CVC and a member
 id secret and has a `pin` user field it does not mark (secret by its name), and the agent echoes the password and
 the member id to its stdout and stderr; it also says the one-time code the page shows in agent.jsonl before and
