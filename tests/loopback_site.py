@@ -15,7 +15,7 @@ Answer = tuple[int, bytes, dict[str, str]]  # status, body, headers (content-len
 
 
 class LoopbackSite:
-    """`with Site() as site:` serves `site.url` until the block ends; `answer` gets every GET and POST."""
+    """`with Site() as site:` serves `site.url` until the block ends; `answer` gets every GET, POST and OPTIONS."""
 
     def __init__(self) -> None:
         self.log: list[Any] = []
@@ -36,7 +36,7 @@ class LoopbackSite:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = _handle
+            do_GET = do_POST = do_OPTIONS = _handle
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"

@@ -28,6 +28,12 @@ async function order(p) {
 }
 
 async function load() {
+  const passthrough = document.querySelector('meta[name=worker]').content === 'passthrough';
+  if (passthrough && !navigator.serviceWorker.controller) {  // shown only once the worker serves the whole shop
+    navigator.serviceWorker.addEventListener('controllerchange', () => location.reload());
+    navigator.serviceWorker.register('/sw.js');
+    return;
+  }
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
   const cb = Math.floor(Math.random() * 1e9);
   const products = await (await fetch(`/api/products?_=${cb}`)).json();

@@ -1,7 +1,9 @@
 """Driftwood Goods: a small shop whose every load differs (per-load CSRF token and server time) and which can drift
 (`version = 2`: the order button renamed, prices changed), with what a web archive must get right: a 302, two
 Set-Cookie headers, gzip'd JSON fetched with a cache-buster, a POST search, a cross-origin fetch with a custom header
-(CORS preflight) to a second origin, an image, a short video fetched with Range, a service worker.
+(CORS preflight) to a second origin, an image, a short video fetched with Range, a service worker (by default one that
+answers /api/config through its own fetch; `worker="passthrough"`: the pass-through worker of most PWAs, and the
+shop reloads once it controls the page, so that every request of the shop is the worker's).
 
 `serve_drift()` runs the shop (127.0.0.1) and its stock API (localhost: another origin) on port-0 servers in
 serve_sites' background thread (sites/server.py); `.log` lists every request either received (the truth of what
@@ -52,8 +54,9 @@ def _video(folder: Path) -> Path:
 class DriftSite:
     """The shop's state: `version` (1, then 2 once it drifted) and the request log."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, worker: str = "config") -> None:
         self.version = 1
+        self.worker = worker  # "config" (sw.js) | "passthrough" (sw_passthrough.js)
         self.log: list[dict[str, Any]] = []
         self.video = _video(folder)
         self.image = _png()
@@ -74,7 +77,8 @@ class DriftSite:
         r.add_get("/", lambda _r: web.HTTPFound("/shop"))
         r.add_get("/shop", self._page)
         r.add_get("/static/app.js", lambda _r: web.FileResponse(HERE / "app.js"))
-        r.add_get("/sw.js", lambda _r: web.FileResponse(HERE / "sw.js", headers={"Content-Type": "text/javascript"}))
+        script = HERE / ("sw_passthrough.js" if self.worker == "passthrough" else "sw.js")
+        r.add_get("/sw.js", lambda _r: web.FileResponse(script, headers={"Content-Type": "text/javascript"}))
         r.add_get("/static/item.png", lambda _r: web.Response(body=self.image, content_type="image/png"))
         r.add_get("/static/clip.webm", lambda _r: web.FileResponse(self.video, headers={"Content-Type": "video/webm"}))
         r.add_get("/api/products", self._products)
@@ -103,7 +107,8 @@ class DriftSite:
     async def _page(self, request: web.Request) -> web.Response:
         html = (HERE / "index.html").read_text()
         html = (html.replace("{{csrf}}", secrets.token_hex(16)).replace("{{server_time}}", time.strftime(
-            "%Y-%m-%dT%H:%M:%S", time.gmtime())).replace("{{stock}}", self.urls["stock"]))
+            "%Y-%m-%dT%H:%M:%S", time.gmtime())).replace("{{stock}}", self.urls["stock"])
+                .replace("{{worker}}", self.worker))
         resp = web.Response(text=html, content_type="text/html")
         resp.set_cookie("drift_session", secrets.token_hex(8), httponly=True, path="/")
         resp.set_cookie("drift_theme", "sand", path="/")
@@ -123,11 +128,11 @@ class DriftSite:
 
 
 @contextlib.contextmanager
-def serve_drift() -> Iterator[DriftSite]:
+def serve_drift(worker: str = "config") -> Iterator[DriftSite]:
     """Serve the shop on 127.0.0.1 and its stock API on localhost (ports 0) until the block ends, on sites/'
     machinery (serve_sites: one background loop). The site keeps its own clock and log: it must differ per load."""
     with tempfile.TemporaryDirectory(prefix="clawrec-drift-") as tmp:
-        site = DriftSite(Path(tmp))
+        site = DriftSite(Path(tmp), worker)
 
         def made(app: Callable[[], web.Application]) -> Callable[[SiteContext], web.Application]:
             def make(ctx: SiteContext) -> web.Application:
