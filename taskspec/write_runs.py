@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rundir import records as R
 from taskspec.annotate_run import Run
 from taskspec.candidates import sent
-from taskspec.distinguish import Sent, caught
+from taskspec.distinguish import Sent, caught, same_submission
 from taskspec.fieldpath import MISSING, lookup
 from taskspec.match import body_candidates
 from taskspec.model import Write
@@ -59,6 +59,12 @@ def _missing(write: Write, s: Sent) -> list[str]:
     return [p for p in write.expect if all(lookup(v, p) is MISSING for v in values)]
 
 
+def _same(read: Sent, line: int, earlier: list[tuple[float, Sent]]) -> bool:
+    """The write read is the one proposed from `line`, or the same submission sent again (the same values)."""
+    proposed = next((s for _t, s in earlier if s.line == line), None)
+    return read.line == line or (proposed is not None and same_submission(read, proposed))
+
+
 def check_writes(writes: tuple[Write, ...], run: Run, role: str, terminal: str | None,
                  seen: dict[str, int] | None = None) -> list[WriteCheck]:
     """Each write rule on one run. Reference: the write it reads before `terminal`, holding its expect fields (and,
@@ -86,7 +92,7 @@ def check_writes(writes: tuple[Write, ...], run: Run, role: str, terminal: str |
             check.sent, check.where = hits[-1], f"{R.HTTP}:{hits[-1].line}"
             if missing := _missing(w, hits[-1]):
                 check.problem = f"expect field(s) {', '.join(missing)} not in the write it reads"
-            elif seen and w.name in seen and seen[w.name] != hits[-1].line:
+            elif seen and w.name in seen and not _same(hits[-1], seen[w.name], earlier):
                 check.problem = f"annotate proposed it from {R.HTTP}:{seen[w.name]}, but it reads {check.where}"
         out.append(check)
     return out
