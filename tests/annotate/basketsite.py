@@ -30,7 +30,8 @@ ADDRESS = """<!doctype html><html><head><title>Address</title></head><body><h1>S
 
 PREVIEW = """<!doctype html><html><head><title>Preview</title></head><body><h1>Review your order</h1>
 <p>{quantity} x Arabica to {postcode}</p>
-<form method="post" action="/checkout/">{csrf}<button type="submit" name="action" value="place_order">Place order</button>
+<form method="post" action="/checkout/">{csrf}
+<button type="submit" name="action" value="place_order">Place order</button>
 </form></body></html>"""
 
 
