@@ -3,8 +3,8 @@
 Why: on a multi-step checkout the final "Place order" POST carries a CSRF token and nothing else; the quantity, the
 address and the e-mail were sent by earlier POSTs the site keeps in its session. For each write rule, the site holds
 what the LAST matching request that reached it (in http.jsonl: not intercepted, answered) sent BEFORE the run's
-terminal interception; a later request never counts (the order was placed before it), an earlier one was
-overwritten. No such request: each of the write's `expect` fields is missing. Values are compared like the final
+terminal interception, by the time it was sent (http.jsonl `started`; `t` is when it finished); a later request
+never counts (the order was placed before it), an earlier one was overwritten. No such request: each of the write's `expect` fields is missing. Values are compared like the final
 request's `expect` (evaluator/normalize.py; the spec's `exact` fields verbatim).
 
 Every condition names its write, the request (http.jsonl line and id, method, URL) and the step it happened in (THE
@@ -72,6 +72,12 @@ def write_value(h: HttpRecord, path: str) -> Any:
     return lookup(query_params(h.url), path) if body.kind != "empty" else MISSING
 
 
+def sent_at(h: HttpRecord) -> float | None:
+    """When the request was sent (http.jsonl `started`); `t` is when it finished, which for a write answered after
+    the final request was caught is later than the catch although the site had it before."""
+    return h.started if h.started is not None else h.t
+
+
 def cutoff(run: RunDir) -> float | None:
     """The run clock time of the terminal interception (None: nothing caught, every write counts)."""
     catches = list(run.interceptions)
@@ -91,8 +97,8 @@ def held_writes(run: RunDir, spec: Spec, before: float | None) -> list[HeldWrite
     sites = sites_of(run)
     rules = [(w, terminal.filled(w.rule, sites) if sites else w.rule) for w in spec.writes]
     last: dict[int, HttpRecord] = {}
-    for h in run.http:
-        if not reached_site(h) or (before is not None and h.t is not None and h.t >= before):
+    for h in sorted(run.http, key=lambda h: sent_at(h) if sent_at(h) is not None else float("inf")):
+        if not reached_site(h) or (before is not None and sent_at(h) is not None and sent_at(h) >= before):
             continue
         for w, rule in rules:
             try:

@@ -34,8 +34,9 @@ writes:
 BASE = "http://127.0.0.1:8000/"
 
 
-def _post(i: int, t: float, path: str, form: dict, status: int | None = 303, intercepted: bool = False) -> dict:
-    rec = {"t": t, "id": str(i), "url": BASE + path, "method": "POST", "headers": {},
+def _post(i: int, t: float, path: str, form: dict, status: int | None = 303, intercepted: bool = False,
+          started: float | None = None) -> dict:
+    rec = {"t": t, "started": t if started is None else started, "id": str(i), "url": BASE + path, "method": "POST", "headers": {},
            "body": {"kind": "form", "value": form}, "resource_type": "document", "intercepted": intercepted}
     if status is not None:
         rec["response"] = {"status": status, "headers": {}, "mime": "text/html"}
@@ -72,13 +73,14 @@ def test_the_last_write_before_the_catch_is_what_the_site_holds(tmp_path: Path) 
         _post(3, 2.5, "basket/", {"form-0-quantity": "5"}, status=None),          # never answered
         _post(4, 4.0, "checkout/shipping-address/", {"postcode": "75001", "line4": "paris"}),
         _post(5, 10.0, "basket/", {"form-0-quantity": "9"}),                      # after the order: never counts
-    ])
+        _post(6, 9.5, "checkout/shipping-address/", {"postcode": "75001", "line4": "Paris"}, started=8.0),
+    ])  # the last: sent before the catch (t 9.0), answered after it: held
     v = judge_payload(run, spec).to_dict()
     assert v["verdict"] == "PASS", v["justification"]
     assert check_verdict(v) == []
     writes = {w["write"]: w for w in v["writes"]}
     assert writes["basket update"]["request"]["id"] == "2" and writes["basket update"]["request"]["line"] == 2
-    assert writes["shipping address"]["request"]["method"] == "POST"
+    assert writes["shipping address"]["request"]["id"] == "6"
     assert writes["shipping address"]["step"] == 2 and writes["basket update"]["step"] == 1
     sources = [c["source"] for c in v["conditions"]]
     assert {s["write"] for s in sources} == {None, "basket update", "shipping address"}
