@@ -23,7 +23,7 @@ from rundir import domsnap as D
 from rundir.domfile import read_dom
 from rundir.records import DOM
 
-TEXTUAL = {"", "text", "email", "search", "tel", "url", "number", "textarea", "date"}
+TEXTUAL = {"", "input", "text", "email", "search", "tel", "url", "number", "textarea", "date"}  # target `type`
 CONTROLS = {"A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION"}
 COVER_SHARE = 0.5  # of the viewport an overlay covers
 
