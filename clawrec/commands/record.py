@@ -11,6 +11,7 @@ import click
 from clawrec.commands.run import _finite, archive_options, check_paths
 from clawrec.errors import ClawrecError, UsageError
 from clawrec.pipeline import RunRequest, RunStopped, run as run_task
+from clawrec.scratch import run_scratch
 
 
 @click.command("record")
@@ -55,7 +56,8 @@ def record(task: str, vnc: bool, hold: bool | None, hold_timeout: float, display
                      grace=grace, serve_sites=serve_sites, time_limit=time_limit, judge=False, display=display,
                      vnc=vnc, hold=hold, hold_timeout=hold_timeout, archive=archive, archive_cap_mb=archive_cap)
     try:
-        outcome = run_task(req)
+        with run_scratch():  # its temporary files in one folder, removed at the end or by the next run
+            outcome = run_task(req)
     except RunStopped as exc:  # Ctrl-C ends a person's session: the run is finalized; its folder is the last line
         click.echo(str(exc.run_dir))
         raise

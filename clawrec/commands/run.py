@@ -10,6 +10,7 @@ import click
 
 from clawrec.errors import ClawrecError, UsageError, check_creatable
 from clawrec.pipeline import RunRequest, RunStopped, run as run_task
+from clawrec.scratch import run_scratch
 
 
 def _finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -112,7 +113,8 @@ def run(task: str, agent: str, run_dir: Path | None, runs_dir: Path, headless: b
                      archive=archive, archive_cap_mb=archive_cap, site_from=site_from,
                      notify=lambda line: click.echo(line, err=True))
     try:
-        outcome = run_task(req)
+        with run_scratch():  # its temporary files in one folder, removed at the end or by the next run
+            outcome = run_task(req)
     except RunStopped as exc:  # Ctrl-C, SIGTERM, SIGHUP: the run is finalized; its folder is still the last line
         click.echo(str(exc.run_dir))
         raise
