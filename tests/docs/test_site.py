@@ -92,3 +92,11 @@ def test_every_environment_variable_of_the_code_is_on_the_env_page() -> None:
     assert len(names) > 20
     missing = sorted(n for n in names if not re.search(rf"`{n}`", page))
     assert not missing, f"docs/reference/env.md does not document {missing}"
+
+
+def test_the_site_loads_nothing_from_the_network(site: Path) -> None:
+    """Pages, scripts and styles come from the site itself (no font CDN, the search shim vendored), so the site works
+    offline, also from disk."""
+    tag = re.compile(r'<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)="(https?://[^"]+)"')
+    external = {m for page in site.rglob("*.html") for m in tag.findall(page.read_text())}
+    assert not external, external
