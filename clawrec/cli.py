@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "consistency-agreement": ("consistency", "consistency_agreement",
                               "Agreement of the consistency score with labelled pairs (accuracy, F1, threshold)."),
     "archive": ("archive", "archive", "Package a run's web archive as WACZ (pywb, ReplayWeb.page open it)."),
+    "export": ("export", "export", "Write runs in other tools' formats (export inspect: a bench as an Inspect log)."),
     "schema": ("schema", "schema", "Print the JSON Schema of a file format (spec: the task spec, for editors)."),
 }
 

@@ -69,23 +69,24 @@ def judge_sample(run_dir: Path, spec_path: str | None, judge: str, llm: Any = No
     meta.update(verdict=verdict, diagnosis=category, diagnosis_headline=diag.headline() if diag else None,
                 verification_wall=category == "verification_wall")
     value = {"PASS": CORRECT, "FAIL": INCORRECT}.get(str(verdict.get("verdict")), NOANSWER)
-    return Score(value=value, answer=_payload(run), explanation=explanation(verdict, diag, run),
-                 metadata=meta)
+    payload = payload_text(run)
+    return Score(value=value, answer=payload, explanation=explanation(verdict, diag.headline() if diag else None,
+                                                                      payload), metadata=meta)
 
 
-def explanation(verdict: dict[str, Any], diag: Any, run: Any) -> str:
+def explanation(verdict: dict[str, Any], diagnosis: str | None, payload: str | None) -> str:
     """The verdict's reasons (justification, each unmet condition), the diagnosis and the captured payload."""
     lines = [f"{verdict.get('verdict')}: {verdict.get('justification') or ''}".rstrip()]
     for c in verdict.get("conditions") or []:
         if not c.get("met"):
             lines.append(f"- {c.get('condition')}: {c.get('detail') or ''}".rstrip(": "))
-    if diag is not None and diag.category:
-        lines.append(f"diagnosis: {diag.headline()}")
-    lines.append(f"captured payload: {_payload(run) or '(none: no terminal request was caught)'}")
+    if diagnosis and not diagnosis.startswith("passed"):
+        lines.append(f"diagnosis: {diagnosis}")
+    lines.append(f"captured payload: {payload or '(none: no terminal request was caught)'}")
     return "\n".join(lines)
 
 
-def _payload(run: Any) -> str | None:
+def payload_text(run: Any) -> str | None:
     """The first caught terminal request's decoded body, as JSON text (bounded)."""
     records = list(run.interceptions.records) if run.interceptions.present else []
     if not records:
