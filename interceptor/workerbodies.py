@@ -46,16 +46,19 @@ class WorkerBodies:
         """A response paused: read its body (off the reader loop), then let it go on; never leave it paused."""
         nid = params.get("networkId") or ""
         if closed or not self._readable(params):
-            if nid and not closed and params.get("responseStatusCode") not in NO_BODY:
+            if nid and not closed and self._has_body(params):
                 self.bodies[nid] = None  # a body we would not read whole (a stream, over the cap)
             session.send_quiet("Fetch.continueRequest", {"requestId": params["requestId"]})
             return
         session.spawn(self._read(session, params, nid), f"worker-body:{params['requestId']}")
 
+    @staticmethod
+    def _has_body(params: dict[str, Any]) -> bool:
+        return not (params.get("responseErrorReason") or params.get("responseStatusCode") in NO_BODY
+                    or params["request"].get("method") == "HEAD")
+
     def _readable(self, params: dict[str, Any]) -> bool:
-        if params.get("responseErrorReason") or params.get("responseStatusCode") in NO_BODY:
-            return False
-        if params["request"].get("method") == "HEAD":
+        if not self._has_body(params):
             return False
         headers = {h.get("name", "").lower(): h.get("value", "") for h in params.get("responseHeaders") or []}
         if any(s in headers.get("content-type", "").lower() for s in STREAMS):

@@ -49,9 +49,9 @@ volatile: [csrf_token]
     return spec
 
 
-def _run(spec: Path, run_dir: Path, *extra: str) -> subprocess.Popen:
+def _run(spec: Path, run_dir: Path, *extra: str, agent: str = AGENT) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command",
-                             "--agent-cmd", AGENT, "--headless", "--run-dir", str(run_dir), *extra],
+                             "--agent-cmd", agent, "--headless", "--run-dir", str(run_dir), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
 
 

@@ -21,7 +21,7 @@ from archive.source import open_source
 from sites.drift.app import serve_drift
 from tests.pipeline.helpers import REPO, jsonl, manifest
 from tests.pipeline.sw_site import MANUAL, PNG, Shop, StockApi
-from tests.pipeline.test_frozen_web import _spec as drift_spec
+from tests.pipeline.test_frozen_web import _done, _run as run_frozen, _spec as drift_spec
 
 AGENTS = REPO / "tests/pipeline/agent_scripts"
 
@@ -46,15 +46,8 @@ volatile: [csrf_token]
 
 
 def _run(spec: Path, agent: str, run_dir: Path, *extra: str) -> subprocess.Popen:
-    cmd = f"{sys.executable} {AGENTS / agent}" + (f" {run_dir}.token" if agent == "sw_agent.py" else "")
-    return subprocess.Popen([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command",
-                             "--agent-cmd", cmd, "--headless", "--run-dir", str(run_dir), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-
-
-def _done(proc: subprocess.Popen) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=240)
-    return proc.returncode, out, err
+    token = f" {run_dir}.token" if agent == "sw_agent.py" else ""  # where the agent writes the token's hash
+    return run_frozen(spec, run_dir, *extra, agent=f"{sys.executable} {AGENTS / agent}{token}")
 
 
 @pytest.fixture(scope="module")
