@@ -6,6 +6,7 @@ validates against it, and every malformed spec of tests/spec/malformed/ fails it
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,18 @@ def test_a_malformed_spec_fails_the_schema_where_validate_fails_it(path, capsys)
     want = () if field == "spec" else tuple(field.split("."))
     paths = _leaf_paths(errors)
     assert any(want[: len(p)] == p for p in paths), f"validate: {field}; schema: {sorted(paths)}"
+
+
+def test_the_specs_the_docs_show_validate(tmp_path):
+    """A YAML block of a docs page or the README that is a whole spec (`version: 1`) passes `clawrec validate` and
+    the schema, so a reader who copies it gets a working spec."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    blocks = [b for page in pages for b in re.findall(r"```yaml\n(.*?)```", page.read_text(), re.S)
+              if re.search(r"^version: 1$", b, re.M)]
+    assert blocks, "the tutorial shows a spec"
+    for block in blocks:
+        ident = re.search(r"^id: (\S+)$", block, re.M).group(1)
+        path = tmp_path / f"{ident}.yaml"
+        path.write_text(block)
+        load_spec(path)
+        assert [e.message for e in _schema_errors(path)] == [], block
