@@ -11,7 +11,7 @@ import time
 import traceback
 from pathlib import Path
 
-MODULES = ("interceptor", "recorder", "runner", "archive", "agents")
+MODULES = ("interceptor", "recorder", "dom", "runner", "archive", "agents")
 
 
 def _md_rows(prefix: str, value: object) -> list[str]:
