@@ -16,17 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from rundir.lock import process_start
+
 PREFIX = "clawrec-run-"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def sweep(root: Path) -> list[Path]:
@@ -34,7 +26,7 @@ def sweep(root: Path) -> list[Path]:
     gone = []
     for folder in root.glob(f"{PREFIX}*"):
         pid = folder.name[len(PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and process_start(int(pid)) is None:
             shutil.rmtree(folder, ignore_errors=True)
             gone.append(folder)
     return gone

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rundir.lock import process_start
+
 CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
 
 # Quiet, offline-safe flags (measured: without the background-networking ones, Chromium keeps dialing out).
@@ -179,16 +181,6 @@ def _disable_preloading(profile: Path) -> None:
 PROFILE_PREFIX = "clawrec-profile-"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale_profiles(root: str | Path | None = None, min_age_s: float = 600.0) -> list[Path]:
     """Remove the temporary profiles of clawrec browsers that are gone (a launcher killed by SIGKILL cannot remove
     its own). A profile is stale when Chromium's SingletonLock (`HOST-PID`) names a dead process of this host, or,
@@ -204,7 +196,7 @@ def sweep_stale_profiles(root: str | Path | None = None, min_age_s: float = 600.
             continue
         if owner is not None:
             lock_host, _, pid = owner.rpartition("-")
-            if lock_host != host or not pid.isdigit() or _pid_alive(int(pid)):
+            if lock_host != host or not pid.isdigit() or process_start(int(pid)) is not None:
                 continue
         else:
             try:
