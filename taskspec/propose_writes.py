@@ -149,41 +149,49 @@ def _name(method: str, url: str, equals: dict[str, Any], taken: set[str]) -> str
 
 def propose(run: Run, before: float, terminal_line: int | None = None,
             instruction: str | None = None) -> tuple[list[Proposal], list[str]]:
-    """(the proposed writes in time order, notes) for a run whose terminal request started at `before`."""
+    """(the proposed writes in time order, notes) for a run whose terminal request started at `before`.
+
+    Newest first: a write is proposed when no later write its rule matches would be read instead (the site holds
+    the last), after `fields` that tell it apart from those (taskspec/distinguish.py); a write superseded by a later
+    proposed one (the person changed the quantity) is dropped silently, any other that cannot be told apart is
+    named in a note."""
     values = task_values(run, instruction)
-    writes = [s for _t, s in earlier_writes(run, before) if s.line != terminal_line]
-    times = {s.line: t for t, s in earlier_writes(run, before)}
-    last: dict[tuple, tuple[Sent, dict[str, Any], dict[str, Any], dict[str, TaskValue]]] = {}
-    for s in writes:
+    timed = [(t, s) for t, s in earlier_writes(run, before) if s.line != terminal_line]
+    proposals: list[Proposal] = []
+    notes, plain, taken = [], [], set()
+    for n in range(len(timed) - 1, -1, -1):
+        s = timed[n][1]
         pairs, equals = payload_pairs(s.kind, s.value)
-        equals = {**equals, **action_equals(pairs, submitter(run.actions, times[s.line]))}
-        glob = generalize_url(s.url, run.sites)
+        fields = dict(pairs)
         found = {p: v for p, v in ((p, carried(p, v, values)) for p, v in pairs) if v is not None}
-        key = (glob, s.method, tuple(sorted((k, str(v)) for k, v in equals.items())))
-        last.pop(key, None)
-        last[key] = (s, equals, dict(pairs), found)
-    proposals, notes, taken, plain = [], [], set(), []
-    for (glob, method, _eq), (s, equals, fields, found) in last.items():
         if not found:
             plain.append(s)
             continue
-        matcher = Rule(index=0, url=placeholders.fill(glob, run.sites, strict=False), methods=(method,),
+        equals = {**equals, **action_equals(pairs, submitter(run.actions, timed[n][0]))}
+        glob = generalize_url(s.url, run.sites)
+        matcher = Rule(index=0, url=placeholders.fill(glob, run.sites, strict=False), methods=(s.method,),
                        equals=equals)
-        later = [w for w in writes if times[w.line] > times[s.line]]
-        added, left = distinguishing_fields(matcher, s, [w for w in later if caught(matcher, w)], list(fields))
+        steady = [p for p, v in fields.items() if not token_reason(p, v)]  # a token's presence tells nothing
+        later = [w for _t, w in timed[n + 1:]]
+        added, left = distinguishing_fields(matcher, s, later, steady)
         if left:
-            notes.append(f"not proposed as a write: {method} {s.url} ({R.HTTP} line {s.line}) carries "
-                         f"{', '.join(found)}, but its rule would also read a later request ({R.HTTP} line(s) "
-                         f"{', '.join(str(w.line) for w in left[:5])})")
+            if not {w.line for w in left} & {p.line for p in proposals}:
+                notes.append(f"not proposed as a write: {s.method} {s.url} ({R.HTTP} line {s.line}) carries "
+                             f"{', '.join(found)}, but its rule would read a later request instead ({R.HTTP} "
+                             f"line(s) {', '.join(str(w.line) for w in left[:5])})")
             continue
-        item: dict[str, Any] = {"name": _name(method, glob, equals, taken), "url": glob, "method": method}
+        item: dict[str, Any] = {"name": "", "url": glob, "method": s.method}
         if added:
             item["fields"] = list(added)
         if equals:
             item["equals"] = equals
         item["expect"] = dict(_expected(p, fields[p]) for p in found)
         proposals.append(Proposal(item, s.line, {p: v.source for p, v in found.items()}))
+    proposals.reverse()
+    for p in proposals:  # named in time order: a second write to one endpoint is `#2`
+        p.item["name"] = _name(p.item["method"], p.item["url"], p.item.get("equals", {}), taken)
     if plain:
+        plain.reverse()
         notes.append(f"{len(plain)} earlier write(s) reached the site without any of the task's values (not "
                      f"proposed): " + "; ".join(f"{s.method} {s.url} ({R.HTTP} line {s.line})" for s in plain[:5]))
     return proposals, notes

@@ -130,3 +130,20 @@ writes:
            "colour -- FAIL: expect field(s) colour not in the write it reads" in report, report
     assert "writes[1] (POST /checkout/address/): 0 match(es) -- FAIL: no matching write reached the site before " \
            "the terminal request http.jsonl:2" in report, report
+
+
+def test_a_later_write_to_the_same_url_is_told_apart_by_a_field_or_named(tmp_path, capsys):
+    """The site holds the last write a rule matches: a later one to the same URL without the task's values gets the
+    rule a `fields` entry that excludes it; one that cannot be told apart leaves the write out, named in a note."""
+    run = make_run(tmp_path / "run", [
+        {"url": "profile/", "t": 1, "body": form(email="alex@example.com")},
+        {"url": "profile/", "t": 2, "body": form(colour="red")},
+        {"url": "address/", "t": 2.5, "body": form(postcode="75001")},
+        {"url": "address/", "t": 3, "body": form(postcode="10115")},
+        {"url": "checkout/", "t": 4, "blocked": True, "body": form(action="place_order")}])
+    code, spec, text = annotate(capsys, run, tmp_path / "t.yaml")
+    assert code == 0, text
+    assert spec["writes"] == [{"name": "POST /profile/", "url": SITE + "profile/", "method": "POST",
+                               "fields": ["email"], "expect": {"email": "alex@example.com"}}]
+    assert "not proposed as a write: POST http://127.0.0.1:9/address/ (http.jsonl line 3) carries postcode, but " \
+           "its rule would read a later request instead (http.jsonl line(s) 4)" in text, text
