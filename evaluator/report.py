@@ -207,7 +207,7 @@ class Report:
                 f"<header><h1>{esc(title)}</h1><div>{esc(status)}</div></header><div class=layout><main>{left}"
                 + (f"<section id=notes><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "")
                 + f"</main>{aside}</div><script type=application/json id=report-data>{script_json(data)}</script>"
-                f"<script>{asset('report.js')}</script><script>{asset('report_dom.js')}</script></body></html>")
+                f"<script>{asset('report.js')}\n{asset('report_dom.js')}</script></body></html>")
 
 
 def site_line(site: Any) -> str:
