@@ -284,7 +284,9 @@
   addEventListener("submit", guard((e) => {
     endTyping();
     const form = e.target;
-    emit({ type: "submit", target: describe(form), ...submitTarget(form, e.submitter) });
+    const target = describe(form);
+    if (target) target.id = Element.prototype.getAttribute.call(form, "id") || null;  // a field named `id` shadows it
+    emit({ type: "submit", target, ...submitTarget(form, e.submitter) });
   }), opts);
 
   addEventListener("focusin", guard((e) => {

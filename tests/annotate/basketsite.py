@@ -1,6 +1,6 @@
 """A Django-like basket on loopback whose final request carries no task value (issue 33): the quantity goes in with
 "Add to basket" (POST /basket/add/), the postcode and e-mail with the address form (POST /checkout/,
-`action=shipping_address`; its shipping choice is a field named `method`), and "Place order" posts only CSRF
+`action=shipping_address`; its shipping choice is a field named `method`, its row a field named `id`), and "Place order" posts only CSRF
 tokens and the pressed button's `action=place_order` to the same /checkout/. Every form carries the CSRF fields of
 four frameworks (`csrfmiddlewaretoken`, `csrf_token`, `authenticity_token`, `_token`) with values made per site;
 the page also reports a product view (POST /api/viewed, no task value). The server keeps the basket in its
@@ -24,6 +24,7 @@ PRODUCT = """<!doctype html><html><head><title>Arabica</title></head><body><h1>A
 
 ADDRESS = """<!doctype html><html><head><title>Address</title></head><body><h1>Shipping address</h1>
 <form id="address" method="post" action="/checkout/">{csrf}<input type="hidden" name="action" value="shipping_address">
+<input type="hidden" name="id" value="42">
 <label>Postcode <input name="postcode"></label><label>E-mail <input name="email"></label>
 <label>Shipping <select name="method"><option value="standard">Standard</option></select></label>
 <button type="submit">Continue</button></form></body></html>"""

@@ -8,8 +8,8 @@ From that one recording:
   CSRF token, never the product-view report that carries no task value), pins `action` in the rule's and the
   address write's `equals`, and check-spec accepts the spec (showing the pinned action and the write each rule
   reads); a run cut before the basket write is a benign run it accepts, one cut after it is refused naming the rule;
-- the extension's `submit` records read the address form's action and method although the form has fields named
-  `action` and `method`, and name the pressed button;
+- the extension's `submit` records read the address form's action, method and id although the form has fields
+  named `action`, `method` and `id`, and name the pressed button;
 - no CSRF token value is in any file of the run, nor in the spec, while the site's own log shows the page sent them.
 """
 
@@ -135,6 +135,7 @@ def test_submit_records_read_form_attributes_and_the_pressed_button(recorded):
         (site.url + "basket/add/", "post", None),
         (site.url + "checkout/", "post", None),  # the form has fields named action and method
         (site.url + "checkout/", "post", {"name": "action", "value": "place_order"})]
+    assert submits[1]["target"]["id"] == "address"  # not the field named id
 
 
 def test_no_csrf_token_in_any_run_file(recorded):
