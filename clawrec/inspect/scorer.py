@@ -4,8 +4,9 @@ Value: CORRECT for PASS, INCORRECT for FAIL, NOANSWER when the judge cannot answ
 Explanation: the verdict's reasons (its justification and every unmet condition) and the captured payload.
 Metadata: the run directory, the verdict, the failure diagnosis (evaluator/diagnose.py, as `clawrec diagnose`
 writes it) and the verification-wall flag. verdict.json and diagnosis.json are written into the run directory.
-`judge`: payload (default; rubric for answer-mode specs), state, progress, or llm/both with `grader` (an Inspect
-model name: the LLM judge then speaks through Inspect's model API, clawrec/inspect/grader.py).
+`judge`: payload (default; rubric for answer-mode specs), state, progress, llm or both (payload + LLM). With
+`grader` (an Inspect model name) the LLM judge speaks through Inspect's model API (clawrec/inspect/grader.py), and
+judges alone unless `judge="both"`; without it, `llm` is clawrec's own (the anthropic SDK, ANTHROPIC_API_KEY).
 """
 
 from __future__ import annotations
@@ -31,18 +32,16 @@ def clawrec_scorer(judge: str = "payload", grader: str | None = None) -> Scorer:
         run_dir = state.store.get(RUN_DIR_KEY) or (state.metadata.get("clawrec") or {}).get("run_dir")
         if not run_dir:
             return Score(value=NOANSWER, explanation="no clawrec run for this sample (use clawrec_solver)")
-        llm = None
-        if judge in ("llm", "both") or grader is not None:
-            from clawrec.inspect.grader import grader_config
-
-            llm = grader_config(grader, asyncio.get_running_loop())
-        return await asyncio.to_thread(judge_sample, Path(run_dir), state.metadata.get("spec"), judge, llm)
+        kind = ("both" if judge == "both" else "llm") if grader is not None else judge
+        llm = (grader, asyncio.get_running_loop()) if grader is not None else None
+        return await asyncio.to_thread(judge_sample, Path(run_dir), state.metadata.get("spec"), kind, llm)
 
     return score
 
 
 def judge_sample(run_dir: Path, spec_path: str | None, judge: str, llm: Any = None) -> Score:
-    """Judge + diagnose one run directory (blocking: the scorer runs it in a thread)."""
+    """Judge + diagnose one run directory (blocking: the scorer runs it in a thread). `llm`: (grader model, the
+    eval's event loop) for the LLM judge through Inspect."""
     from clawrec.commands.judge import SpecSource
     from evaluator.diagnose import diagnose
     from evaluator.judge import judge_run, open_reference
@@ -54,7 +53,12 @@ def judge_sample(run_dir: Path, spec_path: str | None, judge: str, llm: Any = No
     kind = "rubric" if judge == "payload" and spec is not None and spec.answer is not None else judge
     meta: dict[str, Any] = {"run_dir": str(run_dir), "judge": kind}
     try:
-        verdict = judge_run(run, spec, None, kind, llm, notes).to_dict()
+        if llm is not None and kind in ("llm", "both"):
+            from clawrec.inspect.grader import judge_with_grader
+
+            verdict = judge_with_grader(run, spec, kind, llm[0], llm[1], notes).to_dict()
+        else:
+            verdict = judge_run(run, spec, None, kind, None, notes).to_dict()
     except Exception as exc:  # a judge that cannot answer: inconclusive, never FAIL
         return Score(value=NOANSWER, explanation=f"judge inconclusive: {type(exc).__name__}: {exc}",
                      metadata={**meta, "verdict": None})
