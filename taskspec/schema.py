@@ -21,6 +21,8 @@ from typing import Any
 from taskspec import model
 from taskspec.check import REQUIRED, RESPOND_KEYS, RULE_KEYS, TERMINAL, TOP_KEYS
 from taskspec.check_answer import ANSWER_KEYS
+from taskspec.check_app import APP_KEYS, MAIL_KEYS
+from taskspec.check_app import CHECK_KEYS as APP_CHECK_KEYS
 from taskspec.check_salesforce import CHECK_KEYS, SAVE_KEYS, SF_KEYS
 from taskspec.check_writes import DEFAULT_METHODS, MATCHER_KEYS, WRITE_KEYS
 from taskspec.schema_docs import DOCS, EXAMPLES
@@ -163,6 +165,25 @@ def _object_of(cls: type, prefix: str, keys: tuple[str, ...], **extra: Any) -> d
         {"required": required} if required else {})
 
 
+def _app_environment() -> dict[str, Any]:
+    """The keys of `environment: {kind: app, …}` (taskspec/check_app.py); their meanings are under `app:` in DOCS."""
+    scalar = {"type": ["string", "number", "boolean", "null"]}
+    check = {k: _field(f"app:environment.checks[].{k}") for k in APP_CHECK_KEYS}
+    check["sql"] |= {"type": "string", "pattern": r"^\s*(?:[Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh])\s"}
+    check["mail"] |= {"type": ["object", "null"], "additionalProperties": False,
+                      "properties": {k: {"type": "string"} for k in MAIL_KEYS}}
+    check["files"] |= TEXT
+    check["name"] |= TEXT
+    check["count"] |= {"type": "integer", "minimum": 0}
+    check["fields"] |= {"type": "object", "additionalProperties": scalar}
+    one_of = [{"required": [k]} for k in ("sql", "mail", "files")]
+    items = {"type": "object", "additionalProperties": False, "properties": check, "oneOf": one_of,
+             "anyOf": [{"required": ["count"]}, {"required": ["fields"]}]}
+    keys = {"app": _field("app:environment.app", type="string", pattern="^[a-z][a-z0-9_-]*$"),
+            "checks": _field("app:environment.checks", type="array", items=items)}
+    return {k: keys[k] for k in APP_KEYS}
+
+
 def _environment() -> dict[str, Any]:
     """`kind` and, per kind the schema knows, its keys; another kind's keys are left to `clawrec validate`."""
     sf = {k: _field(f"environment.{k}") for k in SF_KEYS}
@@ -179,12 +200,13 @@ def _environment() -> dict[str, Any]:
     sf["wait_min"] |= {"type": "integer", "minimum": 2}
     sf["path"] |= {"type": "string", "pattern": "^/"}
     sf["track"] |= {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$"}}
-    kinds: dict[str, dict[str, Any]] = {"live": {}, "salesforce-scratch": sf}
+    kinds: dict[str, dict[str, Any]] = {"live": {}, "salesforce-scratch": sf, "app": _app_environment()}
     return {"type": "object", "required": ["kind"],
             "properties": {"kind": _field("environment.kind", model.EnvironmentSpec,
                                           enum=list(model.ENVIRONMENT_KINDS))},
             "allOf": [{"if": {"properties": {"kind": {"const": kind}}},
-                       "then": {"properties": keys, "propertyNames": {"enum": ["kind", *keys]}}}
+                       "then": {"properties": keys, "propertyNames": {"enum": ["kind", *keys]}}
+                       | ({"required": ["app"]} if kind == "app" else {})}
                       for kind, keys in kinds.items()]}
 
 

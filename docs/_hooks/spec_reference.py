@@ -10,24 +10,25 @@ from typing import Any, Iterator
 MARKER = "<!-- clawrec:spec-reference -->"
 
 
-def _children(node: dict[str, Any], path: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(dotted path, schema) of every key below `node`: object properties, list items (`[]`), the branches of a
-    `oneOf` or `if/then/else` that are objects."""
+def _children(node: dict[str, Any], path: str, tag: str = "") -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(dotted path, tag, schema) of every key below `node`: object properties, list items (`[]`), the branches of
+    a `oneOf` or `if/then/else` that are objects; keys of one environment kind are tagged with it."""
     for key, sub in node.get("properties", {}).items():
         where = f"{path}.{key}" if path else key
-        yield where, sub
-        yield from _children(sub, where)
+        yield where, tag, sub
+        yield from _children(sub, where, tag)
     items = node.get("items")
     if isinstance(items, dict):
         for branch in (items, items.get("else"), items.get("then")):
             if isinstance(branch, dict):
-                yield from _children(branch, f"{path}[]")
+                yield from _children(branch, f"{path}[]", tag)
     for alt in node.get("oneOf", []):
         if alt.get("type") == "object":
-            yield from _children(alt, path)
+            yield from _children(alt, path, tag)
     for cond in node.get("allOf", []):  # per-kind keys (environment)
-        if isinstance(cond.get("then"), dict):
-            yield from _children(cond["then"], path)
+        kind = cond.get("if", {}).get("properties", {}).get("kind", {}).get("const")
+        if isinstance(cond.get("then"), dict) and kind:
+            yield from _children(cond["then"], path, f"`kind: {kind}`")
 
 
 def _type(node: dict[str, Any]) -> str:
@@ -58,12 +59,12 @@ def spec_reference_markdown() -> str:
     schema = spec_schema()
     required = set(schema["required"])
     rows = ["| key | type | default | meaning | example |", "|---|---|---|---|---|"]
-    seen: set[str] = set()
-    for path, node in _children(schema, ""):
-        if path in seen or "description" not in node:  # a key restated by a condition
+    seen: set[tuple[str, str]] = set()
+    for path, tag, node in _children(schema, ""):
+        if (path, tag) in seen or "description" not in node:  # a key restated by a condition
             continue
-        seen.add(path)
-        name = f"`{path}`" + (" (required)" if path in required else "")
+        seen.add((path, tag))
+        name = f"`{path}`" + (" (required)" if path in required else "") + (f" ({tag})" if tag else "")
         default = _code(node["default"]) if "default" in node else "–"
         example = _code(node["examples"][0]) if "examples" in node else "–"
         meaning = node.get("description", "").replace("|", "\\|")
