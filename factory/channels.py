@@ -54,6 +54,8 @@ def terminal(site: Site) -> Terminal:
         return Terminal("POST", "main", "/aura", "aura")
     if ch == "rest_method":
         return Terminal(site.axes["rest_method"], "main", f"/api/{n}/{site.record_id}", "json")
+    if ch == "session_steps":  # the values went in earlier writes (`session_writes`); this carries none
+        return Terminal("POST", "main", f"/api/{n}/place", "json")
     raise ValueError(f"unknown channel {ch!r}")
 
 
@@ -83,6 +85,8 @@ def path_of(site: Site, key: str) -> str:
 
 def oracle(site: Site, alt: bool = False) -> dict[str, Any]:
     """The exact terminal request's fields (user values as sent; files by name), without the CSRF token."""
+    if site.channel == "session_steps":  # only the order to place what the session holds
+        return {"action": "place", "dry_run": False}
     payload: dict[str, Any] = {}
     for f in site.fields:
         value = f.alt if alt else f.value
@@ -97,3 +101,21 @@ def oracle(site: Site, alt: bool = False) -> dict[str, Any]:
 def expect(site: Site, alt: bool = False) -> dict[str, Any]:
     """The spec's `expect`: the oracle's plain fields (a multipart file part is compared by the run's file)."""
     return {k: v for k, v in oracle(site, alt).items() if not isinstance(v, dict) and not k.endswith("dry_run")}
+
+
+def session_path(site: Site) -> str:
+    return f"/api/{site.noun}/session"
+
+
+def session_writes(site: Site, alt: bool = False) -> list[dict[str, Any]]:
+    """session_steps: each wizard step's values, POSTed to the session endpoint before the final request; the
+    spec's `writes:` (one per step, told apart by `step`; files by name)."""
+    if site.channel != "session_steps":
+        return []
+    out = []
+    for n in range(site.steps()):
+        values = {f.key: (f.alt if alt else f.value) for f in site.fields if f.step == n and not f.frame}
+        if values:
+            out.append({"url": f"{{sites.{site.id}}}{session_path(site)[1:]}", "method": "POST",
+                        "equals": {"step": n + 1}, "name": f"step {n + 1}", "expect": values})
+    return out

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from factory import GENERATOR_VERSION
-from factory.channels import expect, oracle, rule, site_name, terminal
+from factory.channels import expect, oracle, rule, session_writes, site_name, terminal
 from factory.families import FAMILIES, FIRST, LAST, WORDS, FieldDef
 from factory.model import CHANNELS, Site, SiteField
 from factory.pages import index_html, pay_html, popup_html
@@ -139,6 +139,8 @@ def spec_text(site: Site, files: list[str]) -> str:
         lines.append(f"files: {json.dumps(files)}")
     lines += ["limits: {time_s: 60, steps: 60}", "intercept:", f"  - {json.dumps(rule(site), sort_keys=True)}",
               f"expect: {json.dumps(expect(site), sort_keys=True)}", "volatile: [csrf_token]"]
+    if writes := session_writes(site):  # the values the site holds before the final request
+        lines += ["writes:"] + [f"  - {json.dumps(w, sort_keys=True)}" for w in writes]
     return "\n".join(lines) + "\n"
 
 
@@ -172,7 +174,8 @@ def write_site(out: Path, site: Site) -> dict[str, Any]:
             "spec": f"specs/{site.id}.yaml", "solver": f"solvers/{site.id}.json",
             "sites": [site.id] + ([site_name(site, "pay")] if site.channel == "payment_iframe" else []),
             "terminal": terminal(site).to_json(), "oracle": oracle(site), "alt_user": site.user(alt=True),
-            "alt_expect": expect(site, alt=True), "subgoals": [s["name"] for s in subgoals(site)],
+            "alt_expect": expect(site, alt=True), "writes": session_writes(site),
+            "subgoals": [s["name"] for s in subgoals(site)],
             "distractors": [d["kind"] for d in distractors(site)], "perturb": perturb_key(site)}
 
 

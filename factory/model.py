@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 CHANNELS = ("form_post", "multipart", "fetch_json", "xhr", "graphql", "get_form", "beacon", "websocket",
-            "service_worker", "payment_iframe", "popup", "aura_field", "rest_method")
+            "service_worker", "payment_iframe", "popup", "aura_field", "rest_method", "session_steps")
 DISTRACTORS = ("autosave_draft", "analytics_beacon", "validation_ping", "dry_run_preview", "csrf_refresh",
                "transient_500_retry", "graphql_search")
 

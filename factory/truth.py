@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.channels import op_name, terminal
+from factory.channels import op_name, session_path, terminal
 from factory.model import Site
 from factory.pages import final_button
 
@@ -25,12 +25,17 @@ def subgoals(site: Site) -> list[dict[str, Any]]:
     """Reached in order by a correct solver: the page opened, each step's draft saved with the right values,
     the dry-run preview requested with the right values."""
     out: list[dict[str, Any]] = [{"name": "opened", "origin": "main", "method": "GET", "path": "/", "equals": {}}]
+    session = site.channel == "session_steps"  # each step's values are also held by the session
     for n in range(site.steps()):
         values = {f.key: f.value for f in site.fields if f.step == n and not f.frame and f.widget != "file"}
         out.append({"name": f"step{n + 1}_saved", "origin": "main", "method": "POST", "path": "/api/drafts",
                     "equals": {"step": n + 1, **values}})
+        if session:
+            out.append({"name": f"step{n + 1}_held", "origin": "main", "method": "POST", "path": session_path(site),
+                        "equals": {"step": n + 1, **values}})
     preview = _terminal_match(site, True)
-    preview["equals"].update({f.key: f.value for f in site.fields if f.widget != "file"})
+    if not session:  # a session's preview carries no value: only the order to place it
+        preview["equals"].update({f.key: f.value for f in site.fields if f.widget != "file"})
     out.append({"name": "previewed", **preview})
     return out
 

@@ -125,6 +125,9 @@
     if (ch === "multipart") return fetch(T.path, { method: "POST", body: multipart(payload, !preview) });
     if (ch === "fetch_json" || ch === "popup") return postJSON(T.path, payload);
     if (ch === "rest_method") return postJSON(T.path, payload, T.method);
+    if (ch === "session_steps") {  /* the values are in the session (each step's write): only the order to place */
+      return postJSON(T.path, { csrf_token: payload.csrf_token, action: "place", dry_run: payload.dry_run });
+    }
     if (ch === "service_worker") return viaWorker(T.path, payload);
     if (ch === "graphql") return postJSON(T.path, graphql(payload));
     if (ch === "beacon") {  /* the preview is awaited (a fetch), so it reaches the server before the beacon */
@@ -204,6 +207,7 @@
       try {
         beacon("step" + (n + 1));
         await retrying("/api/drafts", Object.assign({ step: n + 1 }, values(n)));
+        if (C.channel === "session_steps") await postJSON("/api/" + C.noun + "/session", Object.assign({ step: n + 1 }, values(n)));
         if (!last) { sec.hidden = true; $('section[data-step="' + (n + 1) + '"]').hidden = false; return; }
         var how = await finish(popup);
         if (how === "sent") $("#done").textContent = "Thank you, all done.";
