@@ -71,7 +71,7 @@ def csrf_name(name: Any) -> bool:
 
 
 def secret_name(name: Any) -> bool:
-    """A header, query parameter or field name whose value is a secret (see the README table)."""
+    """A header, query parameter or field name whose value is a secret (the table of docs/howto/secrets.md)."""
     if not isinstance(name, str) or not name or len(name) > 80:
         return False
     return _secret_name(name)
