@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+import zstandard
 
 from clawrec.cli import main
 from recorder.display import start_display
@@ -138,12 +139,21 @@ def test_submit_records_read_form_attributes_and_the_pressed_button(recorded):
     assert submits[1]["target"]["id"] == "address"  # not the field named id
 
 
+def _text(path) -> bytes:
+    """A file's bytes; the DOM layer (zstd frames, rundir/domfile.py) decompressed."""
+    data = path.read_bytes()
+    if path.suffix == ".zst":
+        data = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True).read()
+    return data
+
+
 def test_no_csrf_token_in_any_run_file(recorded):
     folder, _source_path, run, site, held = recorded
     values = [v.encode() for v in site.tokens.values()]
     leaks = [(str(p.relative_to(folder)), v) for p in folder.rglob("*") if p.is_file()
-             for v in values if v in p.read_bytes()]
+             for v in values if v in _text(p)]
     assert leaks == []
+    assert b"csrfmiddlewaretoken" in _text(run / "dom.jsonl.zst")  # the DOM layer has the hidden inputs, redacted
     blocked = next(c for c in jsonl(run, "interceptions.jsonl") if c["action"] == "held_blocked")
     assert all(blocked["body"][k] == "[redacted]" for k in site.tokens) and blocked["body"]["action"] == "place_order"
     assert all(f[1] == "[redacted]" for h in held for f in h["fields"] if f[0] in site.tokens)  # the task page
