@@ -58,6 +58,7 @@ class DriftSite:
         self.version = 1
         self.worker = worker  # "config" (sw.js) | "passthrough" (sw_passthrough.js)
         self.log: list[dict[str, Any]] = []
+        self.tokens: list[str] = []  # the CSRF token of each page served, in order (run files redact them)
         self.video = _video(folder)
         self.image = _png()
         self.urls: dict[str, str] = {}
@@ -106,7 +107,8 @@ class DriftSite:
 
     async def _page(self, request: web.Request) -> web.Response:
         html = (HERE / "index.html").read_text()
-        html = (html.replace("{{csrf}}", secrets.token_hex(16)).replace("{{server_time}}", time.strftime(
+        self.tokens.append(secrets.token_hex(16))
+        html = (html.replace("{{csrf}}", self.tokens[-1]).replace("{{server_time}}", time.strftime(
             "%Y-%m-%dT%H:%M:%S", time.gmtime())).replace("{{stock}}", self.urls["stock"])
                 .replace("{{worker}}", self.worker))
         resp = web.Response(text=html, content_type="text/html")

@@ -28,7 +28,10 @@ HOME = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Harb
 <script>
 function ready() { document.getElementById('sw').innerHTML = '<a id="product" href="/product/lamp">Harbor lamp</a>'; }
 if (navigator.serviceWorker.controller) ready();
-else { navigator.serviceWorker.addEventListener('controllerchange', ready); navigator.serviceWorker.register('/sw.js'); }
+else {
+  navigator.serviceWorker.addEventListener('controllerchange', ready);
+  navigator.serviceWorker.register('/sw.js');
+}
 </script></body></html>"""
 
 PRODUCT = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Harbor lamp</title>

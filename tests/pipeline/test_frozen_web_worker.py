@@ -46,7 +46,7 @@ volatile: [csrf_token]
 
 
 def _run(spec: Path, agent: str, run_dir: Path, *extra: str) -> subprocess.Popen:
-    token = f" {run_dir}.token" if agent == "sw_agent.py" else ""  # where the agent writes the token's hash
+    token = f" {run_dir}.token"  # where the agent writes the hash of the page's CSRF token
     return run_frozen(spec, run_dir, *extra, agent=f"{sys.executable} {AGENTS / agent}{token}")
 
 
@@ -61,7 +61,7 @@ def worker(tmp_path_factory):
         archived = subprocess.run([sys.executable, "-m", "clawrec.cli", "archive", str(root / "rec"), "--wacz",
                                    str(root / "rec.wacz")], capture_output=True, text=True, cwd=REPO, timeout=120)
         drift.version = 2  # the held-out shop drifted: only the archive still has the recorded one
-        before = (len(shop.log), len(api.log), len(drift.log))
+        before = (len(shop.log), len(api.log), len(drift.log), len(drift.tokens))
         # Two browsers at a time (the machine is shared): the run-dir and WACZ replays, then the drifted shop's.
         reps = [_run(spec, "sw_agent.py", root / "rep-dir", "--site-from", str(root / "rec"),
                      "--reference", str(root / "rec")),
@@ -73,6 +73,7 @@ def worker(tmp_path_factory):
         live = (shop.log[before[0]:], api.log[before[1]:], drift.log[before[2]:])
         return {"root": root, "recorded": recorded, "archived": archived, "replayed": replayed, "live": live,
                 "shop_log": shop.log[:before[0]], "api_log": api.log[:before[1]], "tokens": list(shop.tokens),
+                "drift_tokens": (list(drift.tokens), before[3]),
                 "shop": shop.url, "api": api.url, "drift": dict(drift.urls)}
 
 
@@ -155,4 +156,9 @@ def test_the_drifting_shop_behind_its_worker_replays_offline(worker):
     catch = jsonl(rep, "interceptions.jsonl")[0]
     reference = jsonl(rec, "interceptions.jsonl")[0]
     assert catch["target_type"] == "service_worker" and catch["body"] == reference["body"]
-    assert catch["body"]["price"] == 49.0  # the recorded v1 price and token, not the drifted site's
+    assert catch["body"]["price"] == 49.0  # the recorded v1 price, not the drifted site's
+    tokens, issued = worker["drift_tokens"]
+    assert len(tokens) == issued  # no page (no new token) was served live during the replay
+    digest = hashlib.sha256(tokens[-1].encode()).hexdigest()  # the page the worker served (after the reload)
+    seen = [(worker["root"] / f"{name}.token").read_text() for name in ("drift-rec", "drift-rep")]
+    assert seen == [digest, digest]

@@ -1,9 +1,12 @@
 """A scripted command agent for Driftwood Goods (sites/drift): search "lamp", wait for its stock, click "Order now".
-Fails (exit 1) when the button is not there (the drifted site calls it "Buy now")."""
+Fails (exit 1) when the button is not there (the drifted site calls it "Buy now"). With an argument, writes the
+SHA-256 of the CSRF token the page holds there (the run files redact the token itself)."""
 
 import asyncio
+import hashlib
 import json
 import os
+import sys
 import time
 
 from playwright.async_api import async_playwright
@@ -26,6 +29,9 @@ async def main() -> None:
         await page.wait_for_selector("#results li", timeout=20_000)
         await page.wait_for_function("document.getElementById('stock').textContent.includes('in stock')",
                                      timeout=20_000)
+        if len(sys.argv) > 1:
+            token = await page.get_attribute("meta[name=csrf-token]", "content")
+            open(sys.argv[1], "w").write(hashlib.sha256(token.encode()).hexdigest())
         log("tool_call", {"click": "Order now"}, tool="click")
         await page.locator("#results").get_by_role("button", name="Order now").click(timeout=5_000)
         await page.wait_for_timeout(1_000)
