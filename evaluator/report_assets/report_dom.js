@@ -87,7 +87,9 @@
     if (el) {
       el.style.outline = "3px solid #e0245e"; el.style.outlineOffset = "1px";
       el.setAttribute("data-clawrec-target", "1");
-      el.scrollIntoView({block: "center"});
+      /* scroll the rebuilt page only (scrollIntoView would scroll the report around it too) */
+      var win = frame.contentWindow, r = el.getBoundingClientRect();
+      if (win) { win.scrollTo(0, Math.max(0, r.top + win.scrollY - 300)); }
       pick(el, cap);
     } else { pickBox.textContent = "click an element of the page to inspect it"; }
   }
