@@ -85,13 +85,9 @@ def cutoff(run: RunDir) -> float | None:
     return first.t if first is not None else None
 
 
-def sites_of(run: RunDir) -> dict[str, str]:
-    sites = run.manifest.get("sites")
-    return {str(k): str(v) for k, v in sites.items()} if isinstance(sites, dict) else {}
-
-
 def held_writes(run: RunDir, spec: Spec, before: float | None) -> list[HeldWrite]:
     """For each write rule, the last matching request that reached the site before `before`, and its step."""
+    from evaluator.payload_judge import sites_of
     from evaluator.trajectory import Trajectory
 
     sites = sites_of(run)

@@ -12,7 +12,7 @@ from taskspec.load import SpecError, load_specs
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--list", "-l", "show", is_flag=True,
-              help="Also print one line per spec: id, category, start URL, number of intercept rules.")
+              help="Also print one line per spec: id, category, start URL, number of intercept rules (and of writes).")
 @click.option("--allow-outside-files", is_flag=True,
               help="Accept `files:` that resolve outside the spec's folder (refused by default: they are handed "
                    "to the agent).")
@@ -31,6 +31,8 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], show: bool, allow_outs
     if show:
         for spec in specs:
             rules = len(spec.intercept)
-            click.echo(f"{spec.id}\t{spec.category}\t{spec.start_url}\t{rules} intercept rule{'s' * (rules != 1)}")
+            writes = f", {len(spec.writes)} write{'s' * (len(spec.writes) != 1)}" if spec.writes else ""
+            click.echo(f"{spec.id}\t{spec.category}\t{spec.start_url}\t{rules} intercept rule{'s' * (rules != 1)}"
+                       f"{writes}")
     noun = "spec" if len(specs) == 1 else "specs"
     click.echo(f"clawrec: {len(specs)} {noun} OK ({', '.join(str(p) for p in paths)})")

@@ -33,7 +33,8 @@ writes:
 def test_writes_load_with_defaults_and_fill_like_intercept_rules(tmp_path: Path, capsys) -> None:
     path = tmp_path / "basket-writes.yaml"
     path.write_text(SPEC, encoding="utf-8")
-    assert main(["validate", str(path)]) == 0
+    assert main(["validate", str(path), "--list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("\t1 intercept rule, 2 writes")
     spec = load_spec(path)
     quantity, address = spec.writes
     assert (quantity.index, quantity.name, quantity.rule.methods, quantity.expect) == \
