@@ -38,6 +38,9 @@ QUOTED = re.compile(r'"([^"\n]+)"|\u201c([^\u201d\n]+)\u201d|(?<!\w)\'([^\'\n]+)
 NUMBER = re.compile(r"(?<![\w.,:/-])\d+(?:\.\d+)?(?![\w:/-]|[.,]\d)")
 WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 NUMBER_WORD = re.compile(r"\b(" + "|".join(WORDS) + r")\b", re.I)
+SMALL = re.compile(r"\d{1,2}")  # a number this short is everywhere: matched with care (`carried`)
+COUNTERS = {"step", "steps", "attempt", "attempts", "page", "retry", "retries", "try", "tries", "version", "rev",
+            "revision", "seq", "index", "idx"}
 CONTAINED = 12  # a quoted string at least this long also counts inside a longer field (a message body)
 REDACTED = "[redacted]"
 
@@ -99,7 +102,12 @@ def carried(path: str, value: Any, values: list[TaskValue]) -> TaskValue | None:
     field = _norm(value)
     if not field:
         return None
+    small = SMALL.fullmatch(field) is not None
+    if small and _words(path) & COUNTERS:  # `step=2`, `attempt=1`: the page's counters, never a task value
+        return None
     for v in values:
+        if small and v.kind == "text" and not _words(path) & _words(v.source.removeprefix("user.")):
+            continue  # a 1-2 digit user value only in a field of its own name (`nights=2`, `form-0-quantity=2`)
         if v.kind == "number":
             try:
                 if float(str(value).strip()) == float(v.value):
@@ -110,6 +118,11 @@ def carried(path: str, value: Any, values: list[TaskValue]) -> TaskValue | None:
                 v.kind == "quoted" and len(v.value) >= CONTAINED and _norm(v.value) in field)):
             return v
     return None
+
+
+def _words(text: str) -> set[str]:
+    """The words of a field path or a `user.` source (`form-0-quantity` -> {form, quantity})."""
+    return {w for w in re.findall(r"[a-z]+", text.lower().split(" ", 1)[0]) if len(w) > 1}
 
 
 def reached(rec: dict[str, Any]) -> bool:

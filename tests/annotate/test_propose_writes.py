@@ -58,7 +58,8 @@ def annotate(capsys, run: Path, out: Path) -> tuple[int, dict, str]:
 def test_the_last_write_of_a_rule_is_proposed_and_plumbing_or_unreached_writes_are_not(tmp_path, capsys):
     run = make_run(tmp_path / "run", [
         {"url": "basket/add/", "t": 1, "body": form(csrfmiddlewaretoken="[redacted]", product="Arabica", qty="3")},
-        {"url": "basket/add/", "t": 2, "body": form(csrfmiddlewaretoken="[redacted]", product="Arabica", qty="2")},
+        {"url": "basket/add/", "t": 2, "body": form(csrfmiddlewaretoken="[redacted]", product="Arabica", qty="2",
+                                                    step="2")},  # a page counter: no task value
         {"url": "api/viewed", "t": 2.5, "body": {"kind": "json", "value": {"product_id": 17, "ts": 1764300000}}},
         {"url": "newsletter/", "t": 3, "body": form(email="alex@example.com"), "status": None},  # never answered
         {"url": "cv/", "t": 3.5, "body": {"kind": "multipart", "value": {
