@@ -61,7 +61,7 @@ def rundir_reference_markdown() -> str:
     out = ["## Files", "", *_file_table(), "",
            "## The manifest", "", f"`manifest.json` format version {manifest.FORMAT_VERSION}; a finished run's "
            f"`status` is one of {', '.join(f'`{s}`' for s in manifest.FINAL_STATUSES)} (`running` while it runs).",
-           "", _esc(" ".join((manifest.__doc__ or "").split())), "",
+           "", _esc(inspect.cleandoc(manifest.__doc__ or "")).replace(":\n- ", ":\n\n- ", 1), "",
            "## Record shapes", "",
            "Each JSONL line is one record; `t` is seconds since the run's t0 on its one clock. "
            "A reader keeps a line whose value has the wrong type, with that key at its default.", ""]

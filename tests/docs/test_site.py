@@ -100,3 +100,13 @@ def test_the_site_loads_nothing_from_the_network(site: Path) -> None:
     tag = re.compile(r'<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)="(https?://[^"]+)"')
     external = {m for page in site.rglob("*.html") for m in tag.findall(page.read_text())}
     assert not external, external
+
+
+def test_every_generated_section_was_generated(site: Path) -> None:
+    """A page's `<!-- clawrec:… -->` marker is replaced by its hook; one left in the HTML is a hook not listed."""
+    left = [str(p.relative_to(site)) for p in site.rglob("*.html") if "<!-- clawrec:" in p.read_text()]
+    assert not left, left
+    assert "clawrec.api.run_task" in (site / "reference" / "api.html").read_text()  # mkdocstrings rendered it
+    rundir = (site / "reference" / "rundir.html").read_text()
+    assert "interceptions.jsonl" in rundir and "HttpRecord" in rundir
+    assert "intercept[].url_regex" in (site / "reference" / "spec.html").read_text()
