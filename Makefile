@@ -28,6 +28,9 @@ docs: setup  # the documentation site, strict and offline, into build/docs (make
 bench: setup openclaw agents
 	@$(PY) -m bench $(BENCH)  # BENCH=factory: clawrec measured on 200 generated sites (bench/factory.py; not in the default set: ~1 h)
 
+soak: setup  # hours: >= 2000 LLM-paced runs at -j 8 with faults, then the end state (bench/soak.py; never in make test)
+	@$(PY) -m bench soak
+
 fuzz: setup  # the fuzz suite with many random examples (make test runs a few, derandomized)
 	@CLAWREC_FUZZ_EXAMPLES=$${CLAWREC_FUZZ_EXAMPLES:-3000} $(PY) -m pytest -q -p no:cacheprovider tests/taskspec/test_fuzz.py
 
