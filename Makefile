@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 CLAWREC := .venv/bin/clawrec
 
-.PHONY: setup openclaw agents apps demo test docs bench fuzz clean
+.PHONY: setup openclaw agents apps demo test docs bench soak fuzz clean
 
 setup:
 	@bash scripts/setup.sh base
