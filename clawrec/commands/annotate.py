@@ -172,6 +172,11 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
             from None
     click.echo(f"wrote {out} (candidate {n}: {found[n - 1].method} {found[n - 1].url})")
     if checked is not None and not checked[0].ok:
+        from taskspec.write_runs import problem as write_problem
+
+        if checked[0].problem == write_problem(checked[0].writes):  # the rule is right; a proposed write is not
+            raise _fail(f"check-spec does not accept {out} on {run_dir}: {checked[0].problem} (edit or remove those "
+                        "`writes:` items)")
         others = sent(run) + frames(run)
         chosen = found[n - 1]
         raise _fail(f"check-spec does not accept {out} on {run_dir}: " + next_step.fix_rule(
