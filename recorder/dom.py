@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from interceptor.cdp import CDPError, Connection
-from recorder.screenshots import wants_shot
+from recorder.screenshots import pick_page, wants_shot
 from rundir.domfile import DomWriter
 from rundir.layers import DomCapture
 from rundir.records import DOM, RunClock
@@ -120,20 +120,10 @@ class DomRecorder:
         if self._stopping:
             self.skipped += 1
             return
-        tid = self._pick_page(action, pages)
+        tid = pick_page(action, pages, self.active)
         if str(action.get("url") or pages.get(tid or "", "")).startswith("about:blank"):
             return  # a blank new tab: nothing to see, and it may wait for a debugger
         self._launch(action, tid, "action")
-
-    def _pick_page(self, action: dict, pages: dict[str, str]) -> str | None:
-        tid = action.get("target_id")
-        if tid in pages:
-            return tid
-        url = action.get("url")
-        matches = [t for t, u in pages.items() if url and u == url]
-        if self.active in matches or (not matches and self.active in pages):
-            return self.active
-        return matches[-1] if matches else next(iter(pages), None)
 
     def _launch(self, action: dict | None, tid: str | None, reason: str) -> None:
         task = asyncio.create_task(self._capture(action, tid, reason), name=f"recorder-dom-{(tid or '')[:8]}")

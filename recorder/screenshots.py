@@ -49,6 +49,21 @@ def wants_shot(action: dict) -> bool:
     return kind in SHOT_TYPES
 
 
+def pick_page(action: dict, pages: dict[str, str], active: str | None) -> str | None:
+    """The page (CDP targetId) an action happened in: its own target, else the active page among those showing its
+    URL, else the last one showing it, else the active page, else any (the DOM layer picks the same way)."""
+    tid = action.get("target_id")
+    if tid in pages:
+        return tid
+    url = action.get("url")
+    matches = [t for t, u in pages.items() if url and u == url]
+    if active in matches or (not matches and active in pages):
+        return active
+    if matches:
+        return matches[-1]
+    return next(iter(pages), None)
+
+
 class Screenshotter:
     def __init__(self, run_dir: str | Path, clock: RunClock, ws_url: str, quality: int = 80,
                  timeout: float = 5.0, action_seq: Callable[[dict], Awaitable[int | None]] | None = None) -> None:
@@ -149,16 +164,7 @@ class Screenshotter:
             self._launch(key, self.waiting.pop(key))
 
     def _pick_target(self, action: dict) -> str | None:
-        tid = action.get("target_id")
-        if tid in self.pages:
-            return tid
-        url = action.get("url")
-        matches = [t for t, u in self.pages.items() if url and u == url]
-        if self.active in matches or (not matches and self.active in self.pages):
-            return self.active
-        if matches:
-            return matches[-1]
-        return next(iter(self.pages), None)
+        return pick_page(action, self.pages, self.active)
 
     async def _session(self, tid: str) -> str:
         sid = self.sessions.get(tid)
