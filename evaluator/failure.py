@@ -41,6 +41,8 @@ NEGATION = re.compile(r"\b(not|cannot|can't|couldn't|could not|unable|failed|fai
                       r"impossible|stopping|give up|gave up)\b", re.I)
 LOOP_REPEATS = 3
 
+MODEL_API_ERROR = "model API error: "  # how an agent that got no model answer says why (clawrec/agents/model_api.py)
+
 
 @dataclass
 class Cause:
@@ -159,6 +161,8 @@ def classify(tr: Trajectory, ref: Trajectory | None, verdict: Verdict, rows: lis
     if not caught:
         if status == "crashed":
             return Cause("infrastructure", f"the run crashed before a submission: {stop}", *_at(tr, last))
+        if status == "agent_error" and MODEL_API_ERROR in stop:  # the model endpoint failed, not the agent
+            return Cause("infrastructure", f"the model API failed before a submission: {stop}", *_at(tr, last))
         if status == "agent_error":
             return Cause("agent_crash", f"the agent failed before a submission: {stop}", *_at(tr, last))
         if (wall := find_wall(run.http, run.agent, tr.console)) is not None:  # evaluator/walls.py

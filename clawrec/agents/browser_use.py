@@ -19,6 +19,7 @@ from typing import Any
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.browser_use_runner import STEP_LIMIT
 from clawrec.agents.claude import first_message
+from clawrec.agents.model_api import ModelFailures, failure_limit
 from clawrec.agents.openclaw import mask, secret_values
 from clawrec.agents.openclaw_config import ROOT, resolve_provider
 from clawrec.agents.program import (JsonlTail, Outcome, log_at, private_dir, redactor_of, remove_soon,
@@ -76,12 +77,19 @@ class BrowserUseAgent:
                 private_dir=str(private))
         tail = JsonlTail(private / "events.jsonl")
         state: dict[str, Any] = {"calls": 0, "usage": None, "final": None, "error": None}
+        failures = ModelFailures(ctx.log, failure_limit(ctx.options))
 
         def drain() -> int:
             calls = 0
             for ev in tail.new():
                 role, content = ev.pop("role", "system"), ev.pop("content", "")
                 epoch = ev.pop("epoch", None)
+                if role == "model_response":  # one per HTTP response of the model API, retries included
+                    if int(ev.get("model_status") or 0) >= 400:
+                        failures.failure(int(ev["model_status"]), str(content))
+                    else:
+                        failures.answer()
+                    continue
                 if role == "usage":
                     state["usage"] = content
                     continue
@@ -100,13 +108,16 @@ class BrowserUseAgent:
         try:
             outcome = await run_program(ctx, [str(python), "-I", "-u", str(RUNNER), str(private / "config.json")], env,
                                         private, Path(ctx.run_dir) / "browser-use", redactor, drain, max_steps,
-                                        "browser-use")
+                                        "browser-use",
+                                        give_up=lambda: "model API failing" if failures.exhausted else "")
         except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): its steps and usage still count
             outcome = Outcome(None, "stopped by the run", 0.0)
         finally:
             await remove_soon(private)
-        usage = usage_record(model, state["usage"]) if state["usage"] else priced(model, 0, 0, 0)
+        usage = failures.usage(usage_record(model, state["usage"]) if state["usage"] else priced(model, 0, 0, 0))
         steps = state["calls"]
+        if failures.exhausted or (failures.failed and not failures.answers and not outcome.stopped):
+            return AgentResult("error", f"browser-use failed: {failures.reason()}", steps, usage)
         if outcome.stopped:
             return AgentResult("ok", f"browser-use {outcome.stopped}", steps, usage)
         if outcome.code == 0:

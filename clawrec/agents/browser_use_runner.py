@@ -26,15 +26,29 @@ def emit(path: str, role: str, content: Any, **fields: Any) -> None:
                              ensure_ascii=False, default=str) + "\n")
 
 
+def counted(events: str, sdk: Any) -> Any:
+    """The SDK's default HTTP client, with every model response (its retries included) reported as an event:
+    `model_status` (the adapter counts the failures, clawrec/agents/model_api.py)."""
+
+    async def seen(response: Any) -> None:
+        emit(events, "model_response", response.reason_phrase or "", model_status=response.status_code)
+
+    return sdk.DefaultAsyncHttpxClient(event_hooks={"response": [seen]})
+
+
 def make_llm(cfg: dict[str, Any]) -> Any:
     key = os.environ.get(cfg["key_var"], "")
     if cfg["provider"] == "anthropic":
+        import anthropic
         from browser_use.llm.anthropic.chat import ChatAnthropic
 
-        return ChatAnthropic(model=cfg["model"], api_key=key, base_url=cfg["base_url"], max_retries=2)
+        return ChatAnthropic(model=cfg["model"], api_key=key, base_url=cfg["base_url"], max_retries=2,
+                             http_client=counted(cfg["events"], anthropic))
+    import openai
     from browser_use.llm.openai.chat import ChatOpenAI
 
-    return ChatOpenAI(model=cfg["model"], api_key=key, base_url=cfg["base_url"], max_retries=2)
+    return ChatOpenAI(model=cfg["model"], api_key=key, base_url=cfg["base_url"], max_retries=2,
+                      http_client=counted(cfg["events"], openai))
 
 
 def step_end(events: str):  # noqa: ANN201 (browser-use's AgentHookFunc)

@@ -12,6 +12,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.browser_tools import TOOLS, BrowserTools
+from clawrec.agents.model_api import ModelFailures, anthropic_client, failure_limit
 from clawrec.agents.pwconnect import run_context
 from clawrec.agents.usage import priced
 
@@ -106,8 +107,9 @@ class ClaudeAgent:
         model = model_id(ctx.model)
         max_steps = int(ctx.options.get("max_steps") or ctx.task.limits.get("steps") or 100)
         token_limit = int(ctx.options.get("token_limit") or DEFAULT_TOKEN_LIMIT)
-        client = anthropic.AsyncAnthropic(max_retries=int(ctx.options.get("max_retries", 2)))
         usage: dict[str, Any] = priced(model, 0, 0, 0)  # the SDK's counts, summed; cost from the price table
+        failures = ModelFailures(ctx.log, failure_limit(ctx.options), sink=usage)  # + failed_requests
+        client = anthropic_client(ctx.options, failures)
         cache = [0, 0]  # cache read, cache write tokens
         steps = 0
         messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(ctx)}]
@@ -125,7 +127,9 @@ class ClaudeAgent:
                                                         tools=TOOLS, messages=_wire(messages))
                 except anthropic.APIError as exc:
                     ctx.log("system", f"model API error: {exc}", error=type(exc).__name__)
-                    return AgentResult("error", f"model API error: {type(exc).__name__}: {exc}", steps, usage)
+                    message = failures.reason(type(exc).__name__) if failures.failed else \
+                        f"model API error: {type(exc).__name__}: {exc}"
+                    return AgentResult("error", message, steps, usage)
                 usage["requests"] += 1
                 usage["input_tokens"] += resp.usage.input_tokens or 0
                 usage["output_tokens"] += resp.usage.output_tokens or 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext
 from clawrec.agents.mcp_cli import Events, McpCliAgent, text_of
+from clawrec.agents.model_api import status_in
 from clawrec.agents.openclaw_config import Provider
 from clawrec.agents.usage import priced
 
@@ -40,6 +41,7 @@ class ClaudeCodeAgent(McpCliAgent):
         kind = ev.get("type")
         message = ev.get("message") or {}
         if kind == "assistant":
+            events.failures.answer()
             if message.get("id") and isinstance(message.get("usage"), dict):  # per reply (one event per block)
                 events.usage.setdefault("messages", {})[message["id"]] = message["usage"]
             for block in message.get("content") or []:
@@ -58,6 +60,12 @@ class ClaudeCodeAgent(McpCliAgent):
             events.final = ev.get("result")
             if ev.get("is_error") or ev.get("subtype") not in (None, "success"):
                 events.error = str(ev.get("result") or ev.get("subtype") or "error")[:500]
+                status = status_in(events.error)
+                if status is not None:  # its last request failed too: the one it stopped retrying on
+                    events.failures.failure(status, events.error)
+        elif kind == "system" and ev.get("subtype") == "api_retry":  # a failed request it will retry
+            events.failures.failure(ev.get("error_status"), str(ev.get("error") or ""), attempt=ev.get("attempt"),
+                                    max_retries=ev.get("max_retries"))
         elif kind == "system" and ev.get("subtype") == "init":
             log("system", "claude-code session", tools=ev.get("tools"), mcp_servers=ev.get("mcp_servers"),
                 model=ev.get("model"), version=ev.get("claude_code_version"))

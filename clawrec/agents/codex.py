@@ -15,6 +15,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext
 from clawrec.agents.mcp_cli import Events, McpCliAgent, text_of
+from clawrec.agents.model_api import status_in
 from clawrec.agents.openclaw_config import Provider
 from clawrec.agents.usage import priced
 
@@ -26,6 +27,11 @@ OFF = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates", "
        "browser_use_external", "browser_use_full_cdp_access", "in_app_browser", "computer_use", "multi_agent",
        "goals", "skill_mcp_dependency_install", "skill_search", "tool_search_always_defer_mcp_tools", "tool_suggest",
        "shell_tool", "unified_exec", "shell_snapshot", "view_image")
+
+
+# How Codex words an HTTP 500 from the model endpoint (its InternalServerError; other statuses it names:
+# "unexpected status 503 Service Unavailable: …").
+HTTP_500_WORDS = "experiencing high demand"
 
 
 def toml(value: Any) -> str:
@@ -80,6 +86,7 @@ class CodexAgent(McpCliAgent):
                     tool=f"{item.get('server')}.{item.get('tool')}", id=item.get("id"),
                     is_error=bool(error) or item.get("status") == "failed")
             elif itype == "agent_message":
+                events.failures.answer()
                 events.final = item.get("text")
                 log("assistant", item.get("text") or "")
             elif itype == "reasoning":
@@ -91,6 +98,7 @@ class CodexAgent(McpCliAgent):
             elif itype == "error":
                 log("system", item.get("message") or "", error=True)
         elif kind == "turn.completed":
+            events.failures.answer()
             usage = events.usage
             for key, value in (ev.get("usage") or {}).items():
                 usage[key] = usage.get(key, 0) + int(value or 0)
@@ -98,8 +106,10 @@ class CodexAgent(McpCliAgent):
         elif kind == "turn.failed":
             events.error = str((ev.get("error") or {}).get("message") or kind)[:500]
             log("system", events.error, error=True)
-        elif kind == "error":  # a retry notice ("Reconnecting... 2/5"); a lost turn is `turn.failed`
-            log("system", str(ev.get("message") or ""), error=True)
+        elif kind == "error":  # a failed model request: a retry notice ("Reconnecting... 2/5 (…)"), or the last one
+            message = str(ev.get("message") or "")  # (a lost turn is `turn.failed` after it)
+            status = status_in(message) or (500 if HTTP_500_WORDS in message else None)
+            events.failures.failure(status, message)
 
     def read_private(self, private: Path, events: Events) -> None:
         """Usage from its session file's token counts (one per model response): `turn.completed` is the only usage

@@ -17,6 +17,7 @@ from typing import Any
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.claude import first_message, model_id
 from clawrec.agents.openclaw import mask, secret_values
+from clawrec.agents.model_api import ModelFailures, anthropic_client, failure_limit
 from clawrec.agents.usage import MessagesUsage
 from clawrec.agents.xinput import InputError, XDisplay, missing_tools
 
@@ -25,6 +26,7 @@ BETA = {"computer_20250124": "computer-use-2025-01-24", "computer_20251124": "co
 MAX_OUTPUT_TOKENS = 4096
 DEFAULT_TOKEN_LIMIT = 2_000_000
 KEEP_LAST_SCREENSHOTS = 3
+API_ERROR = "model API error: "  # how a failed model request starts its one-line reason
 # How a person attaches a file: the browser's file chooser is a GTK dialog on the same display.
 FILES_HINT = ("a file input opens the browser's file dialog: press ctrl+L there, type the file's full path, "
               "then alt+O to open it")
@@ -69,8 +71,6 @@ class ComputerUseAgent:
         model_id(ctx.model)
 
     async def run(self, ctx: AgentContext) -> AgentResult:
-        import anthropic
-
         self.check(ctx)
         display = ctx.options.get("display")
         if not display:
@@ -80,7 +80,8 @@ class ComputerUseAgent:
         model = model_id(ctx.model)
         max_steps = int(ctx.options.get("max_steps") or ctx.task.limits.get("steps") or 100)
         token_limit = int(ctx.options.get("token_limit") or DEFAULT_TOKEN_LIMIT)
-        client = anthropic.AsyncAnthropic(max_retries=int(ctx.options.get("max_retries", 2)))
+        failures = ModelFailures(ctx.log, failure_limit(ctx.options))
+        client = anthropic_client(ctx.options, failures)
         tool = {"type": TOOL_TYPE, "name": "computer", "display_width_px": screen.width,
                 "display_height_px": screen.height, "display_number": screen.number}
         secrets = secret_values(ctx.task.user)
@@ -89,9 +90,13 @@ class ComputerUseAgent:
                 screen=[screen.width, screen.height])
         state = {"steps": 0}
         try:
-            return await self._loop(ctx, client, screen, model, tool, max_steps, token_limit, usage, secrets, state)
+            result = await self._loop(ctx, client, screen, model, tool, max_steps, token_limit, usage, secrets, state)
         except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): its usage still counts
-            return AgentResult("ok", "stopped by the run", state["steps"], usage.record)
+            result = AgentResult("ok", "stopped by the run", state["steps"], usage.record)
+        if result.status == "error" and failures.failed and result.message.startswith(API_ERROR):
+            result.message = failures.reason(result.message[len(API_ERROR):].split(":", 1)[0])
+        result.usage = failures.usage(result.usage)
+        return result
 
     async def _loop(self, ctx: AgentContext, client: Any, screen: XDisplay, model: str, tool: dict[str, Any],
                     max_steps: int, token_limit: int, usage: MessagesUsage, secrets: list[tuple[str, str]],
@@ -111,7 +116,7 @@ class ComputerUseAgent:
                                                          tools=[tool], messages=messages, betas=[BETA[TOOL_TYPE]])
             except anthropic.APIError as exc:
                 ctx.log("system", f"model API error: {exc}", error=type(exc).__name__)
-                return AgentResult("error", f"model API error: {type(exc).__name__}: {exc}", steps, usage.record)
+                return AgentResult("error", f"{API_ERROR}{type(exc).__name__}: {exc}", steps, usage.record)
             usage.add(resp.usage)
             content = [b.model_dump(exclude_none=True) for b in resp.content]
             messages.append({"role": "assistant", "content": content})

@@ -21,6 +21,7 @@ from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.claude import first_message
+from clawrec.agents.model_api import ModelFailures, failure_limit
 from clawrec.agents.openclaw import mask, secret_values
 from clawrec.agents.openclaw_config import ROOT, Provider, resolve_provider
 from clawrec.agents.program import JsonlTail, Outcome, private_dir, redactor_of, remove_soon, run_program, tail_line
@@ -43,6 +44,7 @@ class Events:
     usage: dict[str, Any] = field(default_factory=dict)
     final: str | None = None
     error: str | None = None
+    failures: ModelFailures = field(default_factory=lambda: ModelFailures(lambda *a, **k: None))
 
 
 @dataclass
@@ -126,7 +128,7 @@ class McpCliAgent:
                 base_url=provider.base_url, private_dir=str(private))
         ctx.log("user", mask(prompt, secrets))
         tail = JsonlTail(out_dir / "stdout.log")  # the redacted copy of its event stream
-        events = Events()
+        events = Events(failures=ModelFailures(ctx.log, failure_limit(ctx.options)))
 
         def log(role: str, content: Any, **fields: Any) -> None:
             ctx.log(role, mask(content, secrets), **mask(fields, secrets))
@@ -139,7 +141,8 @@ class McpCliAgent:
 
         try:
             outcome = await run_program(ctx, launch.argv, launch.env, work, out_dir, redactor, drain, max_steps,
-                                        self.name, stdin=private / "prompt.txt")
+                                        self.name, stdin=private / "prompt.txt",
+                                        give_up=lambda: "model API failing" if events.failures.exhausted else "")
         except asyncio.CancelledError:  # the run stopped it (terminal caught + grace): steps and usage still count
             outcome = Outcome(None, "stopped by the run", 0.0)
         finally:
@@ -147,7 +150,10 @@ class McpCliAgent:
                 self.read_private(private, events)
             finally:
                 await remove_soon(private)
-        usage = self.usage_record(model, events) if events.usage else priced(model, 0, 0, 0)
+        failures = events.failures
+        usage = failures.usage(self.usage_record(model, events) if events.usage else priced(model, 0, 0, 0))
+        if failures.exhausted or (failures.failed and not failures.answers and not outcome.stopped):
+            return AgentResult("error", f"{self.name} failed: {failures.reason()}", events.calls, usage)
         if outcome.stopped:
             return AgentResult("ok", f"{self.name} {outcome.stopped}", events.calls, usage)
         if events.calls > max_steps:  # the CLI's own turn cap (Claude Code's error_max_turns) is the task's step limit

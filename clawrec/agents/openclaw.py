@@ -27,7 +27,8 @@ from clawrec.agents.openclaw_config import (Install, Provider, build_config, fin
                                             resolve_provider, write_config)
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
 from clawrec.agents.output import copy_redacted
-from clawrec.agents.program import log_at, private_dir, redactor_of, run_program
+from clawrec.agents.model_api import ModelFailures, failure_limit
+from clawrec.agents.program import LineTail, log_at, private_dir, redactor_of, run_program
 from clawrec.agents.usage import UsageTotals
 from rundir.redact import Redactor
 
@@ -37,6 +38,7 @@ UPLOAD_ROOT = Path("/tmp/openclaw/uploads")  # OpenClaw's browser `upload` only 
 SECRET_KEY = re.compile(r"pass(word|code|phrase)?$|secret|token|cvc|cvv|pin$", re.I)
 MASK = "••••••"
 LOG = "openclaw.log"
+MODEL_FETCH = re.compile(r"\[model-fetch\] response .*?\bstatus=(\d{3})(?!\d)")  # its stderr line per model response
 
 
 def build_prompt(ctx: AgentContext, files: list[str]) -> str:
@@ -170,9 +172,17 @@ class OpenClawAgent:
         reader = TranscriptReader(state)
         tool_calls = 0  # counted by drain, which run_program calls every POLL_S and once more at the end
         totals = UsageTotals(f"{provider.name}/{provider.model_id}")  # usage from the transcript, per model reply
+        failures = ModelFailures(ctx.log, failure_limit(ctx.options))
+        fetches = LineTail(base / "stderr.log")  # its model-fetch lines: every model response's status
 
         def drain() -> int:
             nonlocal tool_calls
+            for line in fetches.lines():
+                if (m := MODEL_FETCH.search(line.decode("utf-8", "replace"))) is not None:
+                    if int(m.group(1)) < 400:
+                        failures.answer()
+                    else:
+                        failures.failure(int(m.group(1)), m.group(0).removeprefix("[model-fetch] "))
             count = 0
             for rec in reader.new_records():
                 self._emit(ctx, rec, secrets)
@@ -184,13 +194,17 @@ class OpenClawAgent:
 
         try:
             outcome = await run_program(ctx, argv, env, workspace, base, redactor, drain, max_steps, "OpenClaw",
-                                        stdout_name="stdout.json")
+                                        stdout_name="stdout.json",
+                                        give_up=lambda: "model API failing" if failures.exhausted else "")
         finally:
             if staged_dir:
                 shutil.rmtree(staged_dir, ignore_errors=True)
         result = self._result(outcome.code, base / "stdout.json", tool_calls, outcome.stopped, timeout_s)
         if totals.requests:
             result.usage = {**result.usage, **totals.record()}  # OpenClaw's own envelope counts kept beside
+        result.usage = failures.usage(result.usage)
+        if failures.exhausted or (failures.failed and not failures.answers and not outcome.stopped):
+            result.status, result.message = "error", f"OpenClaw failed: {failures.reason()}"
         return result
 
     @staticmethod

@@ -49,13 +49,13 @@ def log_at(ctx: AgentContext, epoch: float | None, role: str, content: Any, /, *
     ctx.log(role, content, **fields)
 
 
-class JsonlTail:
-    """New whole JSON lines of a file a program appends to (a half-written last line waits for its newline)."""
+class LineTail:
+    """New whole lines of a file a program appends to (a half-written last line waits for its newline)."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.offset = path, 0
 
-    def new(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[bytes]:
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -64,8 +64,15 @@ class JsonlTail:
             return []
         end = data.rfind(b"\n") + 1
         self.offset += end
+        return data[:end].splitlines()
+
+
+class JsonlTail(LineTail):
+    """New whole JSON lines (objects) of a file a program appends to."""
+
+    def new(self) -> list[dict[str, Any]]:
         out = []
-        for line in data[:end].splitlines():
+        for line in self.lines():
             try:
                 value = json.loads(line)
             except ValueError:
@@ -85,10 +92,11 @@ class Outcome:
 async def run_program(ctx: AgentContext, argv: list[str], env: dict[str, str], cwd: Path, out_dir: Path,
                       redactor: Redactor, drain: Callable[[], int], max_steps: int, name: str,
                       time_limit_s: float | None = None, stdin: Path | None = None,
-                      stdout_name: str = "stdout.log") -> Outcome:
+                      stdout_name: str = "stdout.log", give_up: Callable[[], str] | None = None) -> Outcome:
     """Run `argv` until it exits, the run stops, it goes past `max_steps` (counted by `drain`, called every
-    POLL_S) or `time_limit_s`; stdout/stderr → out_dir/`stdout_name`, stderr.log through the policy (both closed,
-    so complete, when this returns)."""
+    POLL_S) or `time_limit_s`, or `give_up` (asked after each drain) names a reason (the model API keeps failing:
+    clawrec/agents/model_api.py); stdout/stderr → out_dir/`stdout_name`, stderr.log through the policy (both
+    closed, so complete, when this returns)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     out, err = RedactedPipe(out_dir / stdout_name, redactor), RedactedPipe(out_dir / "stderr.log", redactor)
     start = time.monotonic()
@@ -127,6 +135,8 @@ async def run_program(ctx: AgentContext, argv: list[str], env: dict[str, str], c
                 stopped = f"went past the step limit ({max_steps} tool calls allowed)"
             elif time_limit_s and time.monotonic() - start > time_limit_s:
                 stopped = f"went past the time limit ({time_limit_s:.0f} s)"
+            elif give_up is not None:
+                stopped = give_up()
             if stopped:
                 await kill()
     except asyncio.CancelledError:
