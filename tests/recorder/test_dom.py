@@ -115,3 +115,27 @@ def test_torn_last_frame_loses_only_itself(tmp_path):
     path.write_bytes(data + data[: len(data) // 3])  # a third record cut mid-frame
     records, bad = read_dom(path)
     assert [r["seq"] for r in records] == [1, 2] and bad == 1
+
+
+def test_lost_dom_connection_degrades_the_dom_layer_only(tmp_path):
+    """The DOM layer's own CDP connection lost: the layer is marked failed in the manifest, the run goes on."""
+    from recorder.session import Recording
+
+    async def run() -> tuple[dict, bool]:
+        rec = Recording(tmp_path, task_id="dom", agent="script", headless=True, video=False, screenshots=False)
+        await rec.start()
+        try:
+            assert rec.dom is not None
+            await rec.dom.cdp.close()
+            for _ in range(200):
+                if "dom" in rec.degraded:
+                    break
+                await asyncio.sleep(0.05)
+            failed = rec.failed.is_set()
+        finally:
+            manifest = await rec.finalize("ok", "agent finished")
+        return manifest, failed
+
+    manifest, failed = asyncio.run(run())
+    assert not failed and manifest["status"] == "ok" and manifest["flags"]["dom"] is True
+    assert manifest["layers"]["dom"]["failed"] == "the DOM connection was lost"
