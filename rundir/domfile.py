@@ -3,7 +3,7 @@
 Why one frame per line: the file is appended to as captures land and must survive a crash like the JSONL layers do;
 a run killed mid-write leaves at most one torn frame at the end, which `read_dom` skips (and `cut_torn_dom` cuts).
 Concatenated frames are one valid zstd stream (`zstd -dc dom.jsonl.zst` prints the JSONL). Snapshots are large
-(10-100 kB of JSON each) and repetitive, so each compresses ~8x by itself.
+(~35 kB of JSON each on the demo travel page) and repetitive: each compresses ~4x by itself.
 
 Every record passes the run's one redaction policy (rundir/redact.py) before it is compressed: the snapshot's own
 rules (secret inputs' values, scripts' text, secret-named attributes) are `redact_snapshot`'s, and the by-value rule
@@ -112,7 +112,6 @@ class DomWriter:
         self.redactor = redactor if redactor is not None else Redactor()
         self.count = 0
         self.bytes = 0
-        self.raw_bytes = 0
         self.error: OSError | None = None
         self._lock = threading.Lock()
         self._fh = open(self.path, "ab")
