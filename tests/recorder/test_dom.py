@@ -98,6 +98,12 @@ def test_capture_holds_every_frame_and_no_secret(browser, tmp_path):
     for value in (PASSWORD, OTP, TOKEN, SPEC_SECRET, "-in-script"):
         assert value not in everything, value
     assert LATER in everything  # not a secret yet
+    # The viewer's rebuilt page (evaluator/report_dom.py): inert, the cross-origin iframe's document inside its
+    # <iframe>, the input values as recorded.
+    from evaluator.report_dom import Renderer
+
+    page = Renderer(capture).html()
+    assert "<script" not in page.lower() and "srcdoc=" in page and "90210" in page and 'value="Alex Doe"' in page
     # A value learnt after the capture (typed into a secret input later) is scrubbed at finalize.
     assert scrub_dom(tmp_path / DOM, [LATER]) is True
     again, bad = read_dom(tmp_path / DOM)
