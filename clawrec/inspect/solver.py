@@ -11,7 +11,10 @@ its sample. A run that crashed (infrastructure) raises, so Inspect counts a samp
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +55,19 @@ def clawrec_solver(agent: Agent | None = None, runs_dir: str = "runs/inspect", h
         spec = state.metadata.get("spec")
         if not spec:
             raise ClawrecError(f"sample {state.sample_id}: no `spec` in its metadata (use clawrec_dataset)")
-        bridge = InspectAgent(agent or default_agent(), str(state.model), tuple(load_task(spec).secrets))
+        loaded = load_task(spec)
+        bridge = InspectAgent(agent or default_agent(), str(state.model), tuple(loaded.secrets))
         serve = serve_sites if serve_sites is not None else not os.environ.get("CLAWREC_SITES")
-        run = asyncio.create_task(arun_task(spec, bridge, runs_dir=runs_dir, headless=headless, video=video,
+        # named here (as clawrec run names it) so that the sample links it even if cancelled before the run starts
+        run_dir = Path(runs_dir) / loaded.id / \
+            f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-inspect-{secrets.token_hex(3)}"
+        run = asyncio.create_task(arun_task(spec, bridge, run_dir=run_dir, headless=headless, video=video,
                                             judge=False, serve_sites=serve, grace=grace, time_limit=time_limit),
                                   name=f"clawrec-run-{state.sample_id}")
         try:
-            outcome = await run
+            # shielded: Inspect's cancel scope cancels this task again and again; passed on to the run, a second
+            # cancellation would cut its finalizing short. The run gets exactly one, below.
+            outcome = await asyncio.shield(run)
         except BaseException:
             # cancelled (or failed) from outside: the run finalizes itself on cancellation; wait for it so that
             # no browser or agent outlives the sample
@@ -66,9 +75,9 @@ def clawrec_solver(agent: Agent | None = None, runs_dir: str = "runs/inspect", h
                 run.cancel()
             with anyio.CancelScope(shield=True):
                 await asyncio.wait({run})
-            _link(state, bridge, None)
+            _link(state, bridge, run_dir.resolve(), None)
             raise
-        _link(state, bridge, outcome)
+        _link(state, bridge, outcome.run_dir, outcome)
         if outcome.exit_code != 0:
             raise ClawrecError(f"clawrec run {outcome.run_dir}: {outcome.message or outcome.stop_reason}")
         if bridge.limit_error is not None:
@@ -78,22 +87,22 @@ def clawrec_solver(agent: Agent | None = None, runs_dir: str = "runs/inspect", h
     return solve
 
 
-def _link(state: TaskState, bridge: InspectAgent, outcome: Any) -> None:
+def _link(state: TaskState, bridge: InspectAgent, run_dir: Path, outcome: Any) -> None:
     """The sample's messages and output are the agent's; its store and metadata name the run directory."""
     if bridge.state.messages:
         state.messages = bridge.state.messages
     if bridge.state.output and bridge.state.output.completion:
         state.output = bridge.state.output
-    run_dir = outcome.run_dir if outcome is not None else _run_dir_of(bridge)
-    if run_dir is None:
+    if not run_dir.is_dir():
         return
     state.store.set(RUN_DIR_KEY, str(run_dir))
-    state.metadata["clawrec"] = {"run_dir": str(run_dir),
-                                 "status": outcome.status if outcome is not None else "interrupted",
-                                 "stop_reason": outcome.stop_reason if outcome is not None else "cancelled",
-                                 "catches": len(outcome.catches) if outcome is not None else None}
+    if outcome is None:  # cancelled: the manifest the run finalized says how it ended
+        try:
+            manifest = json.loads((run_dir / "manifest.json").read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        ended = {"status": manifest.get("status"), "stop_reason": manifest.get("stop_reason"), "catches": None}
+    else:
+        ended = {"status": outcome.status, "stop_reason": outcome.stop_reason, "catches": len(outcome.catches)}
+    state.metadata["clawrec"] = {"run_dir": str(run_dir), **ended}
 
-
-def _run_dir_of(bridge: InspectAgent) -> Path | None:
-    session = bridge.session
-    return Path(session.ctx.run_dir) if session is not None else None

@@ -27,7 +27,7 @@ from playwright.sync_api import expect, sync_playwright
 from recorder.browser import launch_browser
 
 from tests.support.inspect_model import scripted_model
-from tests.support.model_script import ToolCall
+from tests.support.model_script import History, ToolCall, Turn
 from tests.support.scripts import shop, social, travel
 from tests.support.scripts.plan import navigate, plan
 
@@ -170,3 +170,44 @@ def test_the_view_bundle_renders_each_run_in_chromium(bundle_site, demo_eval, tm
     finally:
         b.close()
     assert (shots / "inspect-view.png").stat().st_size > 10_000
+
+
+def _children() -> set[int]:
+    """Live processes whose parent is this test process (Chromium, the agent's driver, Xvfb, ffmpeg ...)."""
+    me, out = os.getpid(), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            out.add(int(stat.parent.name))
+    return out
+
+
+def stalling(request, h: History) -> Turn:
+    """Opens the start page, then waits forever (until Inspect's time limit cancels the sample)."""
+    return navigate()(h) if h.step == 0 else Turn(tool_calls=[ToolCall("browser", {"action": "act", "kind": "wait",
+                                                                                  "timeMs": 300})])
+
+
+def test_inspects_time_limit_finalizes_the_run_and_leaves_no_process(sites, tmp_path, monkeypatch):
+    """Inspect cancels the sample at its time limit: the clawrec run is finalized as a Ctrl-C'd `clawrec run` is
+    (status crashed, reason interrupted, every layer closed), the sample still links and scores it, and no browser
+    or agent process is left once eval() returns."""
+    before = _children()
+    errors: list[str] = []
+    monkeypatch.setenv("CLAWREC_SITES", json.dumps(sites.urls))
+    [log] = inspect_eval("clawrec/demo", model=scripted_model({"On Skylark": (stalling, None)}, errors),
+                         task_args={"ids": "travel-flight-oneway", "runs_dir": str(tmp_path / "runs")},
+                         log_dir=str(tmp_path / "logs"), time_limit=12, display="none")
+    assert not errors and log.status == "success", (errors, log.error)
+    s = log.samples[0]
+    assert s.limit is not None and s.limit.type == "time"
+    run = Path(s.store["clawrec:run_dir"])
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert (manifest["status"], manifest["stop_reason"]) == ("crashed", "interrupted")
+    assert (run / "http.har").is_file() and "agent" in manifest["layers"]  # finalized (the agent may not have
+    # acted yet on a loaded machine: the browser's start counts in Inspect's time limit)
+    assert s.metadata["clawrec"]["stop_reason"] == "interrupted" and score(s).metadata["run_dir"] == str(run)
+    assert _children() <= before
