@@ -5,7 +5,8 @@ metadata, and report.html, which is rendered from them) must hide the same thing
 JSONL writer (rundir/records.py JsonlWriter) cannot drift between layers. A secret is replaced by `[redacted]`
 (docs/howto/secrets.md):
 - by name: HTTP headers, query parameters, body and record fields whose name is a secret's (`secret_name`), also
-  inside JSON a body carries in a string field (Salesforce Aura's form field `message={"actions":…}`: `json_in`);
+  inside JSON a body carries in a string field (Salesforce Aura's form field `message={"actions":…}`: `json_in`),
+  and the value of an HTML `<input>`/`<meta>` so named in any text (`redact_html`: a CSRF token in HTML);
 - by input: an action on an input whose type/autocomplete/name says secret (password, one-time-code, cc-number,
   cc-csc) keeps no value and no printable key (`redact_action`);
 - by value: the spec's own secret values (`{env: NAME}` and `secrets:` user fields), the recorder's channel token,
@@ -123,6 +124,28 @@ def redact_url(url: str) -> str:
                       and m[3] else m[0], url)
 
 
+_TAG = re.compile(r"<(?:input|meta)\b[^<>]*>", re.I)
+_TAG_NAME = re.compile(r"""(?<![\w-])(?:name|property)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.I)
+_TAG_VALUE = re.compile(r"""((?<![\w-])(?:value|content)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+)""", re.I)
+
+
+def redact_html(text: str) -> str:
+    """`text` with the value of each `<input>` and `<meta>` whose name is a secret's replaced: a CSRF token in a
+    form or a `<meta name="csrf-token">` of HTML an XHR answered (http.jsonl keeps such response bodies), a page's
+    source an agent printed. The rest of the text byte for byte."""
+    if not _TAG.search(text):
+        return text
+
+    def tag(m: re.Match[str]) -> str:
+        found = _TAG_NAME.search(m.group(0))
+        name = next((g for g in found.groups() if g is not None), "") if found else ""
+        if not secret_name(name):
+            return m.group(0)
+        return _TAG_VALUE.sub(lambda a: f'{a.group(1)}"{REDACTED}"', m.group(0))
+
+    return _TAG.sub(tag, text)
+
+
 def _unquote(text: str) -> str:
     from urllib.parse import unquote_plus
     return unquote_plus(text)
@@ -193,6 +216,8 @@ class Redactor:
                 text = text.replace(v, REDACTED)
         if "=" in text and (text.startswith(_URLISH) or "://" in text[:12]):
             text = redact_url(text)
+        if "<" in text and "=" in text:
+            text = redact_html(text)
         return text
 
     def record(self, obj: Any) -> Any:

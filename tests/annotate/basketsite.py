@@ -3,7 +3,8 @@
 `action=shipping_address`; its shipping choice is a field named `method`, its row a field named `id`), and "Place order" posts only CSRF
 tokens and the pressed button's `action=place_order` to the same /checkout/. Every form carries the CSRF fields of
 four frameworks (`csrfmiddlewaretoken`, `csrf_token`, `authenticity_token`, `_token`) with values made per site;
-the page also reports a product view (POST /api/viewed, no task value). The server keeps the basket in its
+the page also reports a product view (POST /api/viewed, no task value), answered with an HTML snippet holding the
+tokens, as Oscar's basket XHR is. The server keeps the basket in its
 "session" and logs every request: the truth of what reached it."""
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class BasketSite(LoopbackSite):
         if method == "POST" and path == "/checkout/" and form.get("action") == "place_order":
             self.session["ordered"] = "yes"
             return 200, b"<h1>Thank you</h1>", html
+        if path == "/api/viewed":  # an XHR answered with HTML holding the tokens (Oscar's basket does): http.jsonl
+            return 200, f'<form class="mini-basket">{self._csrf()}</form>'.encode(), html  # keeps such bodies
         page = {"/": PRODUCT, "/checkout/": ADDRESS, "/checkout/preview/": PREVIEW}.get(path)
         if page is None:
             return 200, b"{}", {"content-type": "application/json"}

@@ -154,6 +154,8 @@ def test_no_csrf_token_in_any_run_file(recorded):
              for v in values if v in _text(p)]
     assert leaks == []
     assert b"csrfmiddlewaretoken" in _text(run / "dom.jsonl.zst")  # the DOM layer has the hidden inputs, redacted
+    viewed = next(r for r in jsonl(run, "http.jsonl") if r["url"].endswith("/api/viewed"))
+    assert 'name="csrfmiddlewaretoken" value="[redacted]"' in viewed["response"]["body"]["value"]  # the XHR's HTML
     blocked = next(c for c in jsonl(run, "interceptions.jsonl") if c["action"] == "held_blocked")
     assert all(blocked["body"][k] == "[redacted]" for k in site.tokens) and blocked["body"]["action"] == "place_order"
     assert all(f[1] == "[redacted]" for h in held for f in h["fields"] if f[0] in site.tokens)  # the task page
