@@ -56,3 +56,18 @@ def test_a_bench_as_an_inspect_log(demo_bench, tmp_path):
 def test_not_a_bench_folder_is_one_line(tmp_path):
     proc = export(str(tmp_path))
     assert proc.returncode == 2 and proc.stderr == f"clawrec: {tmp_path}: no bench.json (not a clawrec bench folder)\n"
+
+
+def test_a_bench_plan_as_an_inspect_dataset(demo_bench):
+    """clawrec_dataset(plan=BENCH_DIR): one sample per spec of the bench's plan, the task message as agents get it."""
+    from clawrec.inspect import clawrec_dataset
+
+    bench, _ = demo_bench
+    samples = list(clawrec_dataset(plan=bench))
+    assert [s.id for s in samples] == ["social-status-update", "travel-flight-oneway"]
+    travel = samples[1]
+    assert travel.input.startswith("On Skylark") and "- email: alex.doe@example.com" in travel.input
+    assert travel.metadata["spec"] == str(REPO / "specs" / "demo" / "travel-flight-oneway.yaml")
+    assert travel.metadata["category"] == "travel" and json.loads(travel.target)["flight_id"] == "SK344"
+    assert [s.id for s in clawrec_dataset(plan=bench / "bench.json", ids=["travel-flight-oneway"])] == \
+        ["travel-flight-oneway"]
