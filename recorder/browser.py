@@ -179,6 +179,8 @@ def _disable_preloading(profile: Path) -> None:
 
 
 PROFILE_PREFIX = "clawrec-profile-"
+SINGLETON_TAIL = "/org.chromium.Chromium.XXXXXX/SingletonSocket"
+SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with the NUL
 
 
 def sweep_stale_profiles(root: str | Path | None = None, min_age_s: float = 600.0) -> list[Path]:
@@ -249,10 +251,12 @@ def launch_browser(
     flags = merge_disabled_features([*flags, *(extra_flags or [])])
     env = {**os.environ, **(extra_env or {})}
     # Chromium's own temporary folders (the process singleton's /tmp/org.chromium.Chromium.*, left behind by every
-    # browser stopped by a signal) go inside the profile, removed with it.
+    # browser stopped by a signal) go inside the profile, removed with it, when the singleton's socket path fits a
+    # Unix socket address (Chromium aborts otherwise; a caller's deep profile keeps the inherited TMPDIR).
     tmp = profile / "tmp"
-    tmp.mkdir(exist_ok=True)
-    env["TMPDIR"] = str(tmp)
+    if len(str(tmp)) + len(SINGLETON_TAIL) <= SOCKET_PATH_MAX:
+        tmp.mkdir(exist_ok=True)
+        env["TMPDIR"] = str(tmp)
     if display:
         env["DISPLAY"] = display
     elif headless:

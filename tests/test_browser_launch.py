@@ -70,3 +70,16 @@ def test_killed_browser_leaves_no_temp_folder_behind(tmp_path, chromium_path):
     finally:
         live.close()
     assert not live.user_data_dir.exists()
+
+
+def test_a_deep_profile_path_still_launches(tmp_path, chromium_path):
+    """A caller's profile too deep for the singleton's Unix socket inside it keeps Chromium's inherited TMPDIR."""
+    from recorder.browser import launch_browser
+
+    deep = tmp_path / ("d" * 60) / "profile"
+    browser = launch_browser(headless=True, user_data_dir=deep)
+    try:
+        assert browser.alive()
+        assert not os.readlink(deep / "SingletonSocket").startswith(str(deep))
+    finally:
+        browser.close()
