@@ -58,7 +58,7 @@ def test_failure_categories_count_fail_runs_and_gaps_among_judged_runs():
     plan = Plan(specs=[SpecEntry(t, f"/{t}.yaml", "0" * 64, "travel", 60) for t in "abcde"],
                 agents=[AgentEntry("x")], trials=1)
     md = render_md(summarize(plan, rows))
-    assert "| x | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 2 |" in md and "1 FAIL run(s) have no failure" in md
+    assert "| x | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 2 |" in md and "1 FAIL run(s) have no failure" in md
 
 
 def test_cohens_kappa_and_precision_recall():
