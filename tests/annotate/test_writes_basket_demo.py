@@ -1,6 +1,6 @@
 """annotate on the project's basket demo (sites/basket, issue 33): a scripted person does the demo task in hold mode
 with the site's own driver (sites/basket/driver.py), Allowing every write and blocking "Place order". From that run,
-annotate writes the spec the demo's hand-written one is (specs/demo/basket-mug-order.yaml): the final rule with
+annotate writes the spec the demo's hand-written one is (specs/writes/basket-mug-order.yaml): the final rule with
 `action=place_order` pinned, and one write per step carrying the task's values (the basket's quantity, the guest
 e-mail, the shipping address: each field the hand-written spec expects, the form's row id aside); check-spec accepts
 it, and the hand-written spec, on the same run. The site's own log: the writes reached it, no order did."""
@@ -18,7 +18,7 @@ from recorder.display import start_display
 from tests.record.helpers import recording, wait_for
 from tests.record.person import TaskPage, browser_cdp_url
 
-DEMO = "specs/demo/basket-mug-order.yaml"
+DEMO = "specs/writes/basket-mug-order.yaml"
 KEPT = ("version", "id", "category", "instruction", "start_url", "user", "limits", "verify", "environment")
 
 

@@ -1,7 +1,7 @@
 """Issue 33's acceptance on the basket shop (sites/basket): the final "Place order" POST carries only a CSRF token and
 `action=place_order`; the quantity, e-mail and address live in the server session from earlier POSTs. Real Chromium,
 one `clawrec run` per case with a scripted command agent (tests/pipeline/agent_scripts/basket_agent.py), the payload
-judge on specs/demo/basket-mug-order.yaml's `writes:`:
+judge on specs/writes/basket-mug-order.yaml's `writes:`:
 - the right run PASSes; the site received every write and never the order; an environment's at_catch read is
   recorded at the catch and judged by the state judge;
 - a wrong quantity, a wrong postcode, a skipped address step each FAIL naming the field and the step;
@@ -19,7 +19,7 @@ import pytest
 from clawrec.cli import main
 from tests.pipeline.helpers import REPO, manifest
 
-SPEC = REPO / "specs" / "demo" / "basket-mug-order.yaml"
+SPEC = REPO / "specs" / "writes" / "basket-mug-order.yaml"
 AGENT = REPO / "tests" / "pipeline" / "agent_scripts" / "basket_agent.py"
 
 
