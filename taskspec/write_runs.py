@@ -3,8 +3,9 @@ writes), as taskspec/spec_runs.py checks its intercept rules.
 
 Why: a write rule is only good if, in the reference, it reads the write that carried the task's values (the last
 matching request that reached the site before the terminal request: DESIGN.md's meaning, the judge's), that write
-holds every field its `expect` names, and it matches nothing in a benign run (a run that never did the task must
-not look as if it had). Matching is `taskspec.distinguish.caught`, the live interceptor's predicate.
+holds every field its `expect` names, and in a benign run it matches no request of another shape (one lacking an
+`expect` field: in a real run it could come last and be read instead of the write; the same write made by a run that
+stopped before submitting is fine). Matching is `taskspec.distinguish.caught`, the live interceptor's predicate.
 """
 
 from __future__ import annotations
@@ -68,15 +69,21 @@ def _same(read: Sent, line: int, earlier: list[tuple[float, Sent]]) -> bool:
 def check_writes(writes: tuple[Write, ...], run: Run, role: str, terminal: str | None,
                  seen: dict[str, int] | None = None) -> list[WriteCheck]:
     """Each write rule on one run. Reference: the write it reads before `terminal`, holding its expect fields (and,
-    with `seen` {name: http.jsonl line}, the very request annotate proposed it from). Benign: no match at all."""
+    with `seen` {name: http.jsonl line}, the very request annotate proposed it from). Benign: no match of another
+    shape."""
     out = []
     if role == "benign":
         requests = [s for s in sent(run) if s.known and s.method != "WS"]
         for w in writes:
-            check = WriteCheck(w, matches=[f"{R.HTTP}:{s.line}" for s in requests if caught(w.rule, s)])
-            if check.matches:
-                check.problem = f"{len(check.matches)} match(es) in a benign run (expected none): " \
-                                + ", ".join(check.matches[:5])
+            hits = [s for s in requests if caught(w.rule, s)]
+            check = WriteCheck(w, matches=[f"{R.HTTP}:{s.line}" for s in hits])
+            # A benign run may make the task's earlier writes (one that stopped before submitting): the same write,
+            # holding every expect field, is no problem (write rules block nothing, and the judge reads them only
+            # before a terminal request). A request of another shape is: in a real run it could be the last match
+            # and shadow the write that carried the values.
+            if other := [f"{R.HTTP}:{s.line}" for s in hits if _missing(w, s)]:
+                check.problem = f"{len(other)} request(s) of another shape in a benign run (it would be read " \
+                                f"instead of the write if it came last): " + ", ".join(other[:5])
             out.append(check)
         return out
     before = terminal_time(run, terminal)

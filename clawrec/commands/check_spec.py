@@ -59,8 +59,9 @@ def check_spec(task: str, runs: tuple[Path, ...], references: tuple[Path, ...], 
     at all, the spec's `reference`. Exit 0 only when each reference matches exactly once, at its terminal request
     (the request it caught; else the one a person blocked in hold mode), and no benign run matches; 1 otherwise.
     Each `writes:` rule must read, in each reference, a write that reached the site before the terminal request
-    (the last it matches, as the judge does) holding every field of its `expect`, and match nothing in a benign
-    run; the report shows the write each one reads and each rule's `equals`.
+    (the last it matches, as the judge does) holding every field of its `expect`, and match in a benign run no
+    request of another shape (one lacking an `expect` field, which a real run could send last: the same write made
+    by a run that stopped early is fine); the report shows the write each one reads and each rule's `equals`.
     """
     given = [(p, None) for p in runs] + [(p, "reference") for p in references] + [(p, "benign") for p in benign]
     lines, ok = run_check(task, given)
