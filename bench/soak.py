@@ -135,7 +135,7 @@ def unfinished(out: Path) -> list[str]:
         except (OSError, ValueError):
             status = None
         if status in (None, "running"):
-            bad.append(str(run.relative_to(out)))
+            bad.append(f"{run.relative_to(out)} ({status or 'no manifest'})")
     return bad
 
 

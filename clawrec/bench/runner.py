@@ -25,7 +25,7 @@ from clawrec.bench.progress import Progress
 from clawrec.bench.reaper import reap
 from clawrec.bench.report import render
 from clawrec.bench.results import row, write_results
-from clawrec.bench.state import ATTEMPT_FILE, SlotState, move_aside, read_slot, write_json
+from clawrec.bench.state import ATTEMPT_FILE, SlotState, failed_attempt_dirs, move_aside, read_slot, write_json
 from clawrec.errors import ClawrecError
 from clawrec.unfinished import finalize_if_dead, manifest_status
 from rundir import lock
@@ -104,6 +104,20 @@ def finalize_killed(path: Path) -> bool:
     return finalize_if_dead(path, "bench", quiet=True) == "interrupted"
 
 
+def settle(path: Path, wait_s: float = LOCK_WAIT_S) -> None:
+    """An earlier attempt is made final before it is moved aside: its process may still be dying (an orphan of a
+    killed bench finalizing itself: wait for its lock), or dead with its manifest `running` (a soak with faults left
+    attempt folders that said `running` forever)."""
+    end = time.monotonic() + wait_s
+    while manifest_status(path) in ("running", None) and lock.state(path) == "live" and time.monotonic() < end:
+        time.sleep(0.2)
+    if not (path / "manifest.json").exists() and lock.state(path) != "live":  # killed before it wrote one
+        from recorder.manifest import recover
+
+        recover(path, status="interrupted", reason="its clawrec process was killed before it wrote a manifest")
+    finalize_killed(path)
+
+
 class Bench:
     def __init__(self, opts: BenchOptions, executor: Executor, progress: Progress) -> None:
         self.opts, self.executor, self.progress = opts, executor, progress
@@ -155,6 +169,7 @@ class Bench:
         if path.is_dir() and not any(path.iterdir()):
             path.rmdir()
         elif path.exists():
+            await asyncio.to_thread(settle, path)
             kept = move_aside(path)
             if stale_log.exists():
                 shutil.move(str(stale_log), str(kept / "bench.log"))
@@ -271,6 +286,9 @@ class Bench:
                 if not t.cancelling():  # once: a stopped bench already cancelled them (each run is stopping)
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            for s in slots:  # attempts moved aside while their process was still dying are final by now
+                for kept in failed_attempt_dirs(s.run_dir(self.opts.root)):
+                    finalize_killed(kept)
             self.progress.end()
             self.summary = render(self.opts.root, self.opts.plan, html=self.opts.html)
         self.summary["runner_overhead_s"] = (sum(self.overhead) / len(self.overhead)) if self.overhead else None
