@@ -1,0 +1,113 @@
+"""The real applications (issue 34), `make bench BENCH=apps`: per app of the corpus (apps/, installed by `make apps`)
+
+- start: an instance from the seeded snapshot on 127.0.0.1:0 until its ready line (goal <= 10 s), median of
+  CLAWREC_BENCH_APPS_STARTS (default 5);
+- reset: POST /reset on a running instance after a write (goal <= 2 s median), CLAWREC_BENCH_APPS_RESETS (default 20);
+- each task of specs/apps/NAME/ that has a scripted agent (AGENTS: the right run and each one-field-wrong run):
+  `clawrec run` headless, then the payload and the state judge: interception recall of the right agent, the
+  final submission's side effects (the checks named "no …" must read 0 at the catch and at the end), right PASS
+  and wrong FAIL naming the field (the payload judge's accuracy).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "tests" / "apps" / "agent_scripts"
+# task id -> (agent script, {run name: (extra args, field the judge must name or None)})
+AGENTS: dict[str, tuple[str, dict[str, tuple[list[str], str | None]]]] = {
+    "oscar-guest-checkout": ("oscar_checkout.py", {"right": ([], None),
+                                                   "wrong-quantity": (["--quantity", "3"], "form-0-quantity"),
+                                                   "wrong-postcode": (["--postcode", "SW1A 2AA"], "postcode")}),
+}
+
+
+def _times(app: Any, starts: int, resets: int) -> dict[str, Any]:
+    from clawrec.apps.instance import AppInstance
+
+    start_s, reset_s = [], []
+    for _ in range(starts):
+        inst = AppInstance(app, slot_name="bench")
+        inst.start()
+        start_s.append(inst.start_s)
+        if len(start_s) < starts:
+            inst.stop()
+    for _ in range(resets):
+        urllib.request.urlopen(inst.url + app.start_path.lstrip("/"), timeout=30).read()  # a request first
+        t = time.monotonic()
+        inst.reset()
+        reset_s.append(time.monotonic() - t)
+    inst.stop()
+    return {"start_median_s": round(statistics.median(start_s), 3), "start_max_s": round(max(start_s), 3),
+            "reset_median_s": round(statistics.median(reset_s), 4), "reset_max_s": round(max(reset_s), 4),
+            "start_goal_met": statistics.median(start_s) <= 10, "reset_goal_met": statistics.median(reset_s) <= 2}
+
+
+def _run(spec: Path, script: str, extra: list[str], run_dir: Path) -> dict[str, Any]:
+    cmd = " ".join([sys.executable, str(SCRIPTS / script), *(f"'{a}'" for a in extra)])
+    t = time.monotonic()
+    subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", cmd,
+                    "--headless", "--no-judge", "--no-video", "--run-dir", str(run_dir)], cwd=ROOT,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
+    wall = time.monotonic() - t
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    verdicts = {}
+    for judge in ("payload", "state"):
+        subprocess.run([sys.executable, "-m", "clawrec.cli", "judge", str(run_dir), "--judge", judge], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        path = run_dir / "verdict.json"
+        verdicts[judge] = json.loads(path.read_text()) if path.is_file() else {"verdict": "inconclusive"}
+        path.unlink(missing_ok=True)
+    env = json.loads((run_dir / "environment.json").read_text()) if (run_dir / "environment.json").is_file() else {}
+    side = [c for c in env.get("checks", []) + (env.get("at_catch") or {}).get("checks", [])
+            if str(c.get("name", "")).startswith("no ")]
+    return {"status": manifest.get("status"), "wall_s": round(wall, 1), "verdicts": verdicts,
+            "side_effects": sum((c.get("result") or {}).get("count", 1) for c in side)}
+
+
+def run(out: Path) -> dict[str, Any]:
+    from clawrec.apps import corpus
+
+    out.mkdir(parents=True, exist_ok=True)
+    starts = int(os.environ.get("CLAWREC_BENCH_APPS_STARTS", 5))
+    resets = int(os.environ.get("CLAWREC_BENCH_APPS_RESETS", 20))
+    report: dict[str, Any] = {}
+    totals = {"right_runs": 0, "caught": 0, "side_effects": 0, "judged": 0, "judged_right": 0}
+    for name, app in corpus.apps().items():
+        if not app.installed():
+            report[name] = {"error": "not installed: run `make apps`"}
+            continue
+        entry: dict[str, Any] = {"times": _times(app, starts, resets), "tasks": {}}
+        for spec in sorted((ROOT / "specs" / "apps" / name).glob("*.yaml")):
+            if spec.stem not in AGENTS:
+                entry["tasks"][spec.stem] = {"skipped": "no scripted agent in bench/apps.py AGENTS"}
+                continue
+            script, variants = AGENTS[spec.stem]
+            task: dict[str, Any] = {}
+            for variant, (extra, field) in variants.items():
+                res = _run(spec, script, extra, out / f"{spec.stem}-{variant}-{time.monotonic_ns()}")
+                payload = res["verdicts"]["payload"]
+                failed = [c["condition"] for c in payload.get("conditions", []) if not c.get("met")]
+                res["judge_right"] = payload.get("verdict") == "PASS" if field is None else \
+                    payload.get("verdict") == "FAIL" and any(field in c for c in failed)
+                res["verdicts"] = {k: v.get("verdict") for k, v in res["verdicts"].items()}
+                totals["right_runs"] += field is None
+                totals["caught"] += field is None and res["status"] == "intercepted"
+                totals["side_effects"] += res["side_effects"]
+                totals["judged"] += 1
+                totals["judged_right"] += bool(res["judge_right"])
+                task[variant] = res
+            entry["tasks"][spec.stem] = task
+        report[name] = entry
+    report["overall"] = {**totals, "interception_recall": round(totals["caught"] / max(1, totals["right_runs"]), 3),
+                         "payload_judge_accuracy": round(totals["judged_right"] / max(1, totals["judged"]), 3)}
+    return report
