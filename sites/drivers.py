@@ -203,7 +203,7 @@ DRIVERS: dict[str, Callable[..., Awaitable[None]]] = {
 }
 
 
-# demo spec id (specs/demo/<id>.yaml) -> the driver that completes it
+# spec id (specs/demo/<id>.yaml, specs/writes/<id>.yaml) -> the driver that completes it
 SPEC_TASKS: dict[str, str] = {
     "travel-flight-oneway": "travel", "jobs-apply-analyst": "jobs", "shop-trail-order": "shop",
     "social-status-update": "social", "social-share-post": "social-share", "basket-mug-order": "basket",
