@@ -20,7 +20,7 @@ from typing import Any
 from taskspec.limits import TooDeep
 from taskspec.yaml_source import SpecError, read_yaml
 
-KEPT = ("category", "user", "files", "limits", "verify", "secrets")
+KEPT = ("category", "user", "files", "limits", "verify", "secrets", "environment")  # environment: an app task's
 ORDER = ("version", "id", "category", "instruction", "start_url", "user", "files", "limits", "intercept", "writes",
          "verify", "expect", "exact", "volatile", "reference", "environment", "secrets")
 REDACTED = "[redacted]"
@@ -60,7 +60,7 @@ def kept_fields(source: Path | None, task: dict[str, Any], out: Path) -> tuple[d
         data = read_source(source)
         kept = {k: data[k] for k in KEPT if data.get(k) not in (None, [], {})}
         base = source.resolve().parent
-        notes.append(f"category, user, files, limits, verify and secrets as in {source}")
+        notes.append(f"category, user, files, limits, verify, secrets and environment as in {source}")
     else:
         kept = {k: task[k] for k in ("user", "files", "limits") if task.get(k) not in (None, [], {})}
         base = Path.cwd()

@@ -46,7 +46,7 @@ async def main(quantity: str, postcode: str | None) -> None:
             await page.get_by_role("button", name="Continue").click()
         await page.get_by_role("link", name="Continue").first.click()
         await page.wait_for_selector("#place-order")
-        log("tool_call", {"click": "Place order"}, tool="click")
+        log("tool_call", {"click": "Place order"}, tool="click", final=True)  # the person Blocks what follows
         await page.click("#place-order")
         await asyncio.sleep(30)  # the run ends when the interceptor catches the order (never reached)
 
