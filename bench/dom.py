@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -131,6 +132,7 @@ async def _measure(out: Path) -> dict:
 
 def run(out_dir: str | Path) -> dict:
     out = Path(out_dir)
+    shutil.rmtree(out, ignore_errors=True)  # a recording into a used folder would count the last bench's captures
     out.mkdir(parents=True, exist_ok=True)
     result = asyncio.run(_measure(out))
     result["load_average_1m"] = os.getloadavg()[0]
