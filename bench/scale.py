@@ -170,4 +170,5 @@ def run(out_dir: Path) -> dict[str, Any]:
                   lv["clawrec_cpu_per_recorded_minute"] <= 0.05 for lv in levels),
               "leftovers_before": before, "leftovers_after": leftovers(), "load_average": os.getloadavg()[0],
               "plot": str(out_dir / "scale.svg")}
+    (out_dir / f"{stamp}-scale.json").write_text(json.dumps(report, indent=1) + "\n")  # kept per bench: two in a row
     return report
