@@ -49,7 +49,8 @@ def completeness(run: Path) -> dict[str, Any]:
     shots, _ = read_jsonl(run / "screenshots" / "screenshots.jsonl") \
         if (run / "screenshots" / "screenshots.jsonl").exists() else ([], [])
     shot_of = {s.get("action_seq") for s in shots if s.get("path")}
-    wanted = [a.get("seq") for a in actions if wants_shot(a)]
+    wanted = [a.get("seq") for a in actions if wants_shot(a)  # a blank new tab is never shot (recorder/screenshots.py)
+              and not str(a.get("url") or "").startswith("about:blank")]
     http, http_bad = read_jsonl(run / "http.jsonl") if (run / "http.jsonl").exists() else ([], [])
     unjoined = sum(1 for r in http if not r.get("response") and not r.get("error") and not r.get("intercepted")
                    and not str(r.get("url", "")).startswith(("ws://", "wss://")))  # a socket has no HTTP response

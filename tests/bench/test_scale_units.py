@@ -3,10 +3,11 @@ command lines, the knee, and what makes a level whole."""
 
 from __future__ import annotations
 
+import json
 import os
 
 from bench.procs import kind_of, tree
-from bench.scale import knee, whole
+from bench.scale import completeness, knee, whole
 
 
 def _level(jobs: int, rph: float, cpu: float = 0.5, **over) -> dict:
@@ -31,3 +32,15 @@ def test_the_knee_is_where_growth_stops_or_a_layer_falls_short():
     short = [_level(1, 100), _level(4, 380), _level(8, 760, shots_missing=3)]
     assert knee(short)["jobs"] == 4 and "3 screenshots missing" in knee(short)["why"]
     assert not whole(_level(8, 1, video_ratio_min=0.89)) and whole(_level(8, 1))
+
+
+def test_a_blank_new_tab_is_not_a_missing_screenshot(tmp_path):
+    """The recorder never shoots about:blank (a blank new tab); every other wanted action without its shot counts."""
+    (tmp_path / "manifest.json").write_text(json.dumps({"status": "intercepted", "duration": 10, "layers": {}}))
+    actions = [{"seq": 1, "type": "load", "url": "about:blank"}, {"seq": 2, "type": "click", "url": "http://x/"},
+               {"seq": 3, "type": "click", "url": "http://x/"}]
+    (tmp_path / "actions.jsonl").write_text("".join(json.dumps(a) + "\n" for a in actions))
+    (tmp_path / "screenshots").mkdir()
+    (tmp_path / "screenshots" / "screenshots.jsonl").write_text(json.dumps({"action_seq": 2, "path": "s/1.jpg"}) + "\n")
+    got = completeness(tmp_path)
+    assert (got["shots_wanted"], got["shots_missing"]) == (2, 1)
