@@ -70,6 +70,16 @@ def _final_said(log: Path) -> bool:
     return False
 
 
+def _task_file(spec: Path, run: Path, work: Path) -> str:
+    """The task as the person reads it: RUN/task.json (the start URL filled with the app's) with the spec's own
+    user values (task.json has the secret ones redacted; a person knows their password)."""
+    task = json.loads((run / "task.json").read_text())
+    task["user"] = yaml.safe_load(spec.read_text()).get("user") or {}
+    path = work / "task.json"
+    path.write_text(json.dumps(task))
+    return str(path)
+
+
 def record(spec: Path, run: Path, timeout: float = 240) -> None:
     """The hold-mode recording of `spec` into `run` by the scripted person."""
     task_id = yaml.safe_load(spec.read_text())["id"]
@@ -87,7 +97,7 @@ def record(spec: Path, run: Path, timeout: float = 240) -> None:
     try:
         page = TaskPage(err.wait(r"task page and controls .*: (\S+)", timeout=120).group(1))
         page.answer(lambda held: "block" if _final_said(agent_log) else "allow")
-        env = {**os.environ, "CLAWREC_CDP_URL": browser_cdp_url(proc.pid), "CLAWREC_TASK": str(run / "task.json"),
+        env = {**os.environ, "CLAWREC_CDP_URL": browser_cdp_url(proc.pid), "CLAWREC_TASK": _task_file(spec, run, work),
                "CLAWREC_AGENT_LOG": str(agent_log), "CLAWREC_PERSON": "1"}
         person = subprocess.Popen([sys.executable, str(script), *side.get("args", [])], env=env, cwd=REPO,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -136,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                                "--from-spec", str(source), "--force"], cwd=REPO).returncode
         if code != 0:
             return code
+        if not args.keep_spec:  # annotate's note names the draft (a temporary file): name the spec instead
+            spec.write_text(spec.read_text().replace(str(source), str(spec.relative_to(REPO))))
     return subprocess.run([sys.executable, "-m", "clawrec.cli", "check-spec", str(spec)], cwd=REPO).returncode
 
 
