@@ -21,7 +21,7 @@ from clawrec.errors import UsageError
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "apps"
 HOME_ENV = "CLAWREC_APPS_HOME"
-KINDS = ("django",)
+KINDS = ("django", "command")  # command: any app started by its own commands (apps/_command/serve.py)
 
 
 def home() -> Path:
@@ -43,6 +43,12 @@ class AppDef:
     uploads: str | None
     start_path: str
     source: Path = field(compare=False)
+    # kind "command" only: Debian packages, named free ports, long-running start commands, the URL, extra env
+    apt: tuple[str, ...] = ()
+    ports: tuple[str, ...] = ()
+    start: tuple[tuple[str, ...], ...] = ()
+    url: str = ""
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def root(self) -> Path:
@@ -65,7 +71,7 @@ class AppDef:
         h = hashlib.sha256()
         for path in sorted(p for p in self.source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             h.update(str(path.relative_to(self.source)).encode() + b"\0" + path.read_bytes())
-        launcher = CORPUS / "_django" / "serve.py"
+        launcher = CORPUS / ("_command" if self.kind == "command" else "_django") / "serve.py"
         h.update(launcher.read_bytes())
         return h.hexdigest()
 
@@ -81,16 +87,21 @@ def _load(path: Path) -> AppDef:
         raise UsageError(f"{path}: {exc}") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{path}: must be a JSON object")
-    for key in ("name", "kind", "python", "settings", "database"):
+    required = ("name", "kind", "start", "url", "database") if doc.get("kind") == "command" else \
+        ("name", "kind", "python", "settings", "database")
+    for key in required:
         if key not in doc:
             raise UsageError(f"{path}: {key}: missing")
     if doc["kind"] not in KINDS:
         raise UsageError(f"{path}: kind: unknown app kind {doc['kind']!r} (expected one of: {', '.join(KINDS)})")
     return AppDef(name=str(doc["name"]), kind=str(doc["kind"]), what=str(doc.get("what", "")),
-                  python=tuple(str(p) for p in doc["python"]), settings=str(doc["settings"]),
+                  python=tuple(str(p) for p in doc.get("python", [])), settings=str(doc.get("settings", "")),
                   setup=tuple(tuple(str(a) for a in step) for step in doc.get("setup", [])),
                   database=str(doc["database"]), mail=doc.get("mail"), uploads=doc.get("uploads"),
-                  start_path=str(doc.get("start_path", "/")), source=path.parent)
+                  start_path=str(doc.get("start_path", "/")), source=path.parent,
+                  apt=tuple(str(p) for p in doc.get("apt", [])), ports=tuple(str(p) for p in doc.get("ports", [])),
+                  start=tuple(tuple(str(a) for a in cmd) for cmd in doc.get("start", [])),
+                  url=str(doc.get("url", "")), env=tuple((str(k), str(v)) for k, v in doc.get("env", {}).items()))
 
 
 def apps() -> dict[str, AppDef]:

@@ -31,6 +31,24 @@ def _run(cmd: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path
         raise InstallFailed(f"{' '.join(cmd[:4])} … failed (exit {done.returncode}); see {log}")
 
 
+def _fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+def _apt(packages: tuple[str, ...], log: Path) -> None:
+    """Debian packages of a command-kind app, installed once (as root, no recommends) when any is missing."""
+    if not packages:
+        return
+    query = subprocess.run(["dpkg-query", "-W", "-f", "${Status}\n", *packages], capture_output=True, text=True)
+    if query.returncode == 0 and query.stdout.count("install ok installed") == len(packages):
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    _run(["apt-get", "update", "-qq"], log, env=env)
+    _run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages], log, env=env)
+
+
 def install(app: AppDef, say=lambda msg: print(msg, file=sys.stderr)) -> bool:
     """Install `app` unless its stamp says it is; True when something was installed."""
     if app.installed():
@@ -40,9 +58,11 @@ def install(app: AppDef, say=lambda msg: print(msg, file=sys.stderr)) -> bool:
     log = app.root / "install.log"
     log.write_text("")
     say(f"apps: installing {app.name} ({' '.join(app.python)}) into {app.root}")
+    _apt(app.apt, log)
     if not app.python_bin.exists():
         _run([sys.executable, "-m", "venv", str(app.venv)], log)
-    _run([str(app.python_bin), "-m", "pip", "install", "-q", "--disable-pip-version-check", *app.python], log)
+    if app.python:
+        _run([str(app.python_bin), "-m", "pip", "install", "-q", "--disable-pip-version-check", *app.python], log)
     build = app.root / "snapshot.building"
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir()
@@ -50,7 +70,11 @@ def install(app: AppDef, say=lambda msg: print(msg, file=sys.stderr)) -> bool:
         (build / folder).mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CLAWREC_APP_DATA": str(build), "DJANGO_SETTINGS_MODULE": app.settings}
     for step in app.setup:
-        _run([str(app.python_bin), "manage.py", *step], log, env=env, cwd=app.source)
+        if app.kind == "command":  # its own commands, {venv} {source} {data} filled
+            fill = {"{venv}": str(app.venv), "{source}": str(app.source), "{data}": str(build)}
+            _run([_fill(a, fill) for a in step], log, env=env, cwd=app.source)
+        else:
+            _run([str(app.python_bin), "manage.py", *step], log, env=env, cwd=app.source)
     shutil.rmtree(app.snapshot, ignore_errors=True)
     build.rename(app.snapshot)
     (app.root / ".version").write_text(app.stamp() + "\n")

@@ -15,6 +15,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -80,6 +81,9 @@ class AppInstance:
         cmd = [str(self.app.python_bin), str(CORPUS / "_django" / "serve.py"), "--project", str(self.app.source),
                "--settings", self.app.settings, "--data", str(self.data), "--snapshot", str(self.app.snapshot),
                "--warm", self.app.start_path]
+        if self.app.kind == "command":  # its own processes, restarted on reset (apps/_command/serve.py)
+            cmd = [sys.executable, str(CORPUS / "_command" / "serve.py"), "--manifest", str(self.app.source / "app.json"),
+                   "--data", str(self.data), "--snapshot", str(self.app.snapshot), "--venv", str(self.app.venv)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True,
                                      cwd=self.app.source, start_new_session=True)
         log.close()

@@ -1,0 +1,33 @@
+<?php
+// Roundcube's per-instance config (RCUBE_CONFIG_PATH points here): ports and data folder from the launcher's env.
+$data = getenv('CLAWREC_APP_DATA');
+$config = [];
+$config['db_dsnw'] = 'sqlite:///' . $data . '/roundcube.sqlite?mode=0646';
+$config['imap_host'] = '127.0.0.1:' . getenv('CLAWREC_PORT_IMAP');
+$config['smtp_host'] = '127.0.0.1:' . getenv('CLAWREC_PORT_SMTP');
+$config['smtp_user'] = '';
+$config['smtp_pass'] = '';
+$config['smtp_auth_type'] = null;
+$config['username_domain'] = '';
+$config['mail_domain'] = 'example.test';
+$config['des_key'] = 'clawrec-webmail-key-24by';
+$config['temp_dir'] = $data . '/temp/';
+$config['log_dir'] = $data . '/logs/';
+$config['log_driver'] = 'file';
+$config['skin'] = 'elastic';
+$config['plugins'] = [];
+$config['product_name'] = 'Webmail';
+$config['support_url'] = '';
+$config['auto_create_user'] = true;
+$config['enable_installer'] = false;
+$config['login_rate_limit'] = 0;
+$config['draft_autosave'] = 0;
+$config['session_lifetime'] = 60;
+$config['ip_check'] = false;
+$config['enable_spellcheck'] = false;
+$config['identities_level'] = 0;
+$config['create_default_folders'] = true;
+$config['drafts_mbox'] = 'Drafts';
+$config['sent_mbox'] = 'Sent';
+$config['trash_mbox'] = 'Trash';
+$config['junk_mbox'] = 'Junk';
