@@ -3,9 +3,10 @@
 - start: an instance from the seeded snapshot on 127.0.0.1:0 until its ready line (goal <= 10 s), median of
   CLAWREC_BENCH_APPS_STARTS (default 5);
 - reset: POST /reset on a running instance after a write (goal <= 2 s median), CLAWREC_BENCH_APPS_RESETS (default 20);
-- each task of specs/apps/NAME/ that has a scripted agent (AGENTS: the right run and each one-field-wrong run):
+- each task of specs/apps/NAME/ that has a scripted agent (its sidecar tests/apps/agent_scripts/<id>.json: the right
+  run and each one-field-wrong run; CLAWREC_BENCH_APPS=name,name limits the apps):
   `clawrec run` headless, then the payload and the state judge: interception recall of the right agent, the
-  final submission's side effects (the checks named "no …" must read 0 at the catch and at the end), right PASS
+  final submission's side effects (the checks named "no …" must hold at the catch and at the end), right PASS
   and wrong FAIL naming the field (the payload judge's accuracy).
 """
 
@@ -23,12 +24,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "apps" / "agent_scripts"
-# task id -> (agent script, {run name: (extra args, field the judge must name or None)})
-AGENTS: dict[str, tuple[str, dict[str, tuple[list[str], str | None]]]] = {
-    "oscar-guest-checkout": ("oscar_checkout.py", {"right": ([], None),
-                                                   "wrong-quantity": (["--quantity", "3"], "form-0-quantity"),
-                                                   "wrong-postcode": (["--postcode", "SW1A 2AA"], "postcode")}),
-}
+
+
+def agents(task_id: str) -> tuple[str, dict[str, tuple[list[str], str | None, bool]]] | None:
+    """The task's scripted agent and its runs from its sidecar (tests/apps/agent_scripts/<id>.json, that folder's
+    README): {run name: (extra args, the field a FAIL must name or None, whether the run is right)}."""
+    path = SCRIPTS / f"{task_id}.json"
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text())
+    runs = {name: (list(r.get("args", [])), r.get("field"), name == "right") for name, r in doc["runs"].items()}
+    return doc.get("script", f"{task_id}.py"), runs
 
 
 def _times(app: Any, starts: int, resets: int) -> dict[str, Any]:
@@ -71,7 +77,18 @@ def _run(spec: Path, script: str, extra: list[str], run_dir: Path) -> dict[str, 
     side = [c for c in env.get("checks", []) + (env.get("at_catch") or {}).get("checks", [])
             if str(c.get("name", "")).startswith("no ")]
     return {"status": manifest.get("status"), "wall_s": round(wall, 1), "verdicts": verdicts,
-            "side_effects": sum((c.get("result") or {}).get("count", 1) for c in side)}
+            "side_effects": sum(not _holds(c) for c in side)}
+
+
+def _holds(check: dict[str, Any]) -> bool:
+    """A check's reading equals what it expects ("no order": count 0; "no name changed": the row as it was)."""
+    result, want = check.get("result") or {}, check.get("expect") or {}
+    if "error" in check or not result:
+        return False
+    if "count" in want and result.get("count") != want["count"]:
+        return False
+    fields = want.get("fields") or {}
+    return not fields or any(all(str(r.get(k)) == str(v) for k, v in fields.items()) for r in result.get("records", []))
 
 
 def run(out: Path) -> dict[str, Any]:
@@ -82,26 +99,30 @@ def run(out: Path) -> dict[str, Any]:
     resets = int(os.environ.get("CLAWREC_BENCH_APPS_RESETS", 20))
     report: dict[str, Any] = {}
     totals = {"right_runs": 0, "caught": 0, "side_effects": 0, "judged": 0, "judged_right": 0}
+    only = [n for n in os.environ.get("CLAWREC_BENCH_APPS", "").split(",") if n]
     for name, app in corpus.apps().items():
+        if only and name not in only:
+            continue
         if not app.installed():
             report[name] = {"error": "not installed: run `make apps`"}
             continue
         entry: dict[str, Any] = {"times": _times(app, starts, resets), "tasks": {}}
         for spec in sorted((ROOT / "specs" / "apps" / name).glob("*.yaml")):
-            if spec.stem not in AGENTS:
-                entry["tasks"][spec.stem] = {"skipped": "no scripted agent in bench/apps.py AGENTS"}
+            found = agents(spec.stem)
+            if found is None:
+                entry["tasks"][spec.stem] = {"skipped": "no sidecar in tests/apps/agent_scripts/"}
                 continue
-            script, variants = AGENTS[spec.stem]
+            script, variants = found
             task: dict[str, Any] = {}
-            for variant, (extra, field) in variants.items():
+            for variant, (extra, field, right) in variants.items():
                 res = _run(spec, script, extra, out / f"{spec.stem}-{variant}-{time.monotonic_ns()}")
                 payload = res["verdicts"]["payload"]
                 failed = [c["condition"] for c in payload.get("conditions", []) if not c.get("met")]
-                res["judge_right"] = payload.get("verdict") == "PASS" if field is None else \
-                    payload.get("verdict") == "FAIL" and any(field in c for c in failed)
+                res["judge_right"] = payload.get("verdict") == "PASS" if right else \
+                    payload.get("verdict") == "FAIL" and (field is None or any(field in c for c in failed))
                 res["verdicts"] = {k: v.get("verdict") for k, v in res["verdicts"].items()}
-                totals["right_runs"] += field is None
-                totals["caught"] += field is None and res["status"] == "intercepted"
+                totals["right_runs"] += right
+                totals["caught"] += right and res["status"] == "intercepted"
                 totals["side_effects"] += res["side_effects"]
                 totals["judged"] += 1
                 totals["judged_right"] += bool(res["judge_right"])
