@@ -1,0 +1,35 @@
+"""What the webmail agent scripts share: logging in to Roundcube the way a person does, and the compose form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oscar_common import log
+
+
+async def login(page: Any, base: str, username: str, password: str) -> None:
+    if not await page.locator("#rcmloginuser").count():
+        await page.goto(base)
+    await page.wait_for_load_state("load")
+    await page.fill("#rcmloginuser", username)
+    await page.fill("#rcmloginpwd", password)
+    async with page.expect_navigation():
+        await page.click("#rcmloginsubmit")
+    log("tool_call", {"logged_in": username}, tool="click")
+
+
+async def fill_compose(page: Any, to: str | None, subject: str | None, body: str | None) -> None:
+    """The compose form (open): recipients typed into the recipient widget, subject, plain-text body."""
+    await page.wait_for_selector("#compose-subject")
+    if to:
+        await page.locator(".recipient-input input").first.fill(to + ", ")
+    if subject is not None:
+        await page.fill("#compose-subject", subject)
+    if body is not None:
+        await page.fill("#composebody", body)
+    log("tool_call", {"filled": {"to": to, "subject": subject}}, tool="fill")
+
+
+async def send(page: Any) -> None:
+    log("tool_call", {"click": "Send"}, tool="click", final=True)
+    await page.get_by_role("button", name="Send").first.click()
