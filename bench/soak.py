@@ -11,8 +11,9 @@ on, and meanwhile kills, at random moments, one of: a run's Chromium, one render
   ffmpeg and agents inherit it), so a leftover is found even after it was reparented: must be 0;
 - temp folders (clawrec-*, org.chromium.*), /dev/shm entries and this process's open descriptors, before vs after;
 - the bench process's memory against the runs it finished (KB per run: flat means no growth per run).
-Not injected yet (listed in soak.json `not_injected`): sites that hang, answer 500, flood the console or a WebSocket,
-send a 200 MB response; a nearly full disk.
+Site faults (bench/faults_sites.py), after the process faults and before the end state: one run each on a site that
+hangs, answers 500, floods the console, floods a WebSocket, sends a 200 MB response, and (`disk_full`) the same
+runs with the runs folder on a nearly full tmpfs; soak.json `site_faults` counts each injected and survived.
 CLAWREC_SOAK_RUNS (default 2000), CLAWREC_SOAK_JOBS (8), CLAWREC_SOAK_FAULT_EVERY (mean seconds between faults, 20),
 CLAWREC_SOAK_SEED, CLAWREC_SOAK_FAULT_HOURS (faults stop then, 10) and CLAWREC_SOAK_HOURS (the end, 12); the
 paced agent's CLAWREC_PACE_THINK / CLAWREC_PACE_ACTIONS.
@@ -33,14 +34,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench.faults_sites import SITE_FAULTS, run_site_faults
 from bench.procs import kind_of, leftovers, tree
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update",
          "social-share-post")
 FAULTS = ("chromium", "renderer", "ffmpeg", "xvfb", "agent", "clawrec", "bench")
-NOT_INJECTED = ("site hangs", "site answers 500", "console flood", "WebSocket flood", "200 MB response",
-                "disk nearly full")
 
 
 def tagged(tag: str) -> list[int]:
@@ -164,7 +164,7 @@ def _slope(points: list[tuple[int, int]]) -> float | None:
 
 
 def soak(out: Path, runs: int, jobs: int, fault_every: float, seed: int, fault_s: float,
-         deadline_s: float) -> dict[str, Any]:
+         deadline_s: float, site_faults: tuple[str, ...] = SITE_FAULTS, disk_full: bool = True) -> dict[str, Any]:
     """Faults for the first `fault_s` seconds; then the bench is resumed without faults until it completes (or
     `deadline_s` ends it: then the report's outcomes say what is left)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -214,6 +214,9 @@ def soak(out: Path, runs: int, jobs: int, fault_every: float, seed: int, fault_s
         faults.join()
         sites_proc.send_signal(signal.SIGTERM)
         sites_proc.wait(30)
+    site_report = run_site_faults(out / "site-faults", site_faults, env, disk_full=False) if site_faults else None
+    disk_report = run_site_faults(out / "disk-full", site_faults[:1] or ("500",), env, disk_full=True) \
+        if disk_full else None
     wall = time.monotonic() - started
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] \
         if (out / "results.jsonl").exists() else []
@@ -223,7 +226,7 @@ def soak(out: Path, runs: int, jobs: int, fault_every: float, seed: int, fault_s
     report = {
         "runs_planned": trials * len(TASKS), "jobs": jobs, "wall_s": round(wall, 1), "bench_starts": benches,
         "bench_exit": proc.returncode, "bench_last_error": err_lines[-1].strip() if err_lines else None,
-        "faults_injected": faults.injected, "not_injected": list(NOT_INJECTED),
+        "faults_injected": faults.injected, "site_faults": site_report, "disk_full": disk_report,
         "outcomes": {o: sum(r["outcome"] == o for r in rows) for o in sorted({r["outcome"] for r in rows})},
         "terminal_requests_reached_sites": terminal_reached(out / "sites.jsonl", sites),
         "unfinalized_run_dirs": unfinished(out),

@@ -1,0 +1,31 @@
+"""Site faults of the soak (issue 36): runs on a site that answers 500, floods the console, floods a WebSocket or
+sends a 200 MB response, and runs whose folder is a nearly full tmpfs, each end finalized with a status, with no
+terminal request reaching the site and no process of theirs left (every process carries the test's tag)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+from bench.faults_sites import run_site_faults
+from bench.soak import tagged
+
+
+def _check(report: dict, faults: tuple[str, ...]) -> None:
+    assert report["terminal_requests_reached_site"] == []
+    assert report["injected"] == {f: 1 for f in faults}, report
+    assert report["survived"] == report["injected"], report["statuses"]
+
+
+def test_runs_on_broken_sites_end_finalized(tmp_path):
+    tag = uuid.uuid4().hex
+    faults = ("console", "ws", "big")
+    _check(run_site_faults(tmp_path, faults, {**os.environ, "CLAWREC_SOAK_TAG": tag}), faults)
+    assert tagged(tag) == []
+
+
+def test_a_nearly_full_disk_ends_runs_finalized(tmp_path):
+    tag = uuid.uuid4().hex
+    _check(run_site_faults(tmp_path, ("500",), {**os.environ, "CLAWREC_SOAK_TAG": tag}, disk_full=True), ("500",))
+    assert tagged(tag) == []
+    assert not os.path.ismount(tmp_path / "disk"), "the small disk stayed mounted"
