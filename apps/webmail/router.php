@@ -5,5 +5,7 @@ $file = '/usr/share/roundcube' . $path;
 if ($path !== '/' && is_file($file) && substr($file, -4) !== '.php') {
     return false;
 }
+// PHP's built-in server logs no request line for what a router serves: this is Roundcube's access log (server.log).
+file_put_contents('php://stderr', sprintf("[%s] %s %s\n", date('c'), $_SERVER['REQUEST_METHOD'], $_SERVER['REQUEST_URI']));
 chdir('/usr/share/roundcube');
 require '/usr/share/roundcube/index.php';

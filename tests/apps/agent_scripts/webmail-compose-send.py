@@ -16,7 +16,7 @@ async def main(subject: str | None) -> None:
     async with async_playwright() as p:
         page = await first_page(p, base)
         await login(page, base, user["username"], user["password"])
-        await page.click("a.compose")
+        await page.goto(base + "?_task=mail&_action=compose")  # the Compose button's link (headless: its JS may lag)
         await fill_compose(page, user["to"], subject or user["subject"], user["body"])
         await send(page)
         await asyncio.sleep(30)
