@@ -4,19 +4,13 @@ one-field-wrong run."""
 import argparse
 import asyncio
 
-from oscar_common import first_page, task
 from playwright.async_api import async_playwright
-from webmail_common import fill_compose, login, send
+from webmail_common import fill_compose, open_compose, send
 
 
 async def main(subject: str | None) -> None:
-    doc = task()
-    user = doc["user"]
-    base = doc["start_url"]
     async with async_playwright() as p:
-        page = await first_page(p, base)
-        await login(page, base, user["username"], user["password"])
-        await page.goto(base + "?_task=mail&_action=compose")  # the Compose button's link (headless: its JS may lag)
+        page, user = await open_compose(p)
         await fill_compose(page, user["to"], subject or user["subject"], user["body"])
         await send(page)
         await asyncio.sleep(30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oscar_common import log
+from oscar_common import first_page, log, task
 
 
 async def login(page: Any, base: str, username: str, password: str) -> None:
@@ -33,3 +33,13 @@ async def fill_compose(page: Any, to: str | None, subject: str | None, body: str
 async def send(page: Any) -> None:
     log("tool_call", {"click": "Send"}, tool="click", final=True)
     await page.get_by_role("button", name="Send").first.click()
+
+
+async def open_compose(p: Any) -> tuple[Any, dict]:
+    """Log in from the start page and open Compose (the Compose button's link: headless, its JS may lag)."""
+    doc = task()
+    base = doc["start_url"]
+    page = await first_page(p, base)
+    await login(page, base, doc["user"]["username"], doc["user"]["password"])
+    await page.goto(base + "?_task=mail&_action=compose")
+    return page, doc["user"]
