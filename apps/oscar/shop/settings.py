@@ -32,7 +32,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "shop.urls"
 TEMPLATES = [{
     "BACKEND": "django.template.backends.django.DjangoTemplates",
-    "DIRS": [],
+    "DIRS": [Path(__file__).resolve().parent / "templates"],  # before Oscar's own: shop/templates/oscar/base.html
     "APP_DIRS": True,
     "OPTIONS": {"context_processors": [
         "django.template.context_processors.debug",
