@@ -39,7 +39,7 @@ def _levels() -> list[int]:
 
 def completeness(run: Path) -> dict[str, Any]:
     """Each layer of one run directory against what it should hold."""
-    from recorder.screenshots import wants_shot
+    from recorder.screenshots import on_blank_page, wants_shot
 
     m = json.loads((run / "manifest.json").read_text())
     layers = m.get("layers") or {}
@@ -49,8 +49,7 @@ def completeness(run: Path) -> dict[str, Any]:
     shots, _ = read_jsonl(run / "screenshots" / "screenshots.jsonl") \
         if (run / "screenshots" / "screenshots.jsonl").exists() else ([], [])
     shot_of = {s.get("action_seq") for s in shots if s.get("path")}
-    wanted = [a.get("seq") for a in actions if wants_shot(a)  # a blank new tab is never shot (recorder/screenshots.py)
-              and not str(a.get("url") or "").startswith("about:blank")]
+    wanted = [a.get("seq") for a in actions if wants_shot(a) and not on_blank_page(a)]
     http, http_bad = read_jsonl(run / "http.jsonl") if (run / "http.jsonl").exists() else ([], [])
     unjoined = sum(1 for r in http if not r.get("response") and not r.get("error") and not r.get("intercepted")
                    and not str(r.get("url", "")).startswith(("ws://", "wss://")))  # a socket has no HTTP response

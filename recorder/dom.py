@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from interceptor.cdp import CDPError, Connection
-from recorder.screenshots import pick_page, wants_shot
+from recorder.screenshots import on_blank_page, pick_page, wants_shot
 from rundir.domfile import DomWriter
 from rundir.layers import DomCapture
 from rundir.records import DOM, RunClock
@@ -121,8 +121,8 @@ class DomRecorder:
             self.skipped += 1
             return
         tid = pick_page(action, pages, self.active)
-        if str(action.get("url") or pages.get(tid or "", "")).startswith("about:blank"):
-            return  # a blank new tab: nothing to see, and it may wait for a debugger
+        if on_blank_page(action, pages.get(tid or "", "")):
+            return
         self._launch(action, tid, "action")
 
     def _launch(self, action: dict | None, tid: str | None, reason: str) -> None:

@@ -49,6 +49,12 @@ def wants_shot(action: dict) -> bool:
     return kind in SHOT_TYPES
 
 
+def on_blank_page(action: dict, page_url: str = "") -> bool:
+    """A blank new tab: nothing to see, never captured by a layer (capturing it while it waits for a debugger hangs);
+    the DOM layer and the scale bench's completeness read the same rule."""
+    return str(action.get("url") or page_url).startswith("about:blank")
+
+
 def pick_page(action: dict, pages: dict[str, str], active: str | None) -> str | None:
     """The page (CDP targetId) an action happened in: its own target, else the active page among those showing its
     URL, else the last one showing it, else the active page, else any (the DOM layer picks the same way)."""
@@ -139,8 +145,8 @@ class Screenshotter:
             self.skipped += 1
             return
         tid = self._pick_target(action)
-        if str(action.get("url") or self.pages.get(tid or "", "")).startswith("about:blank"):
-            return  # a blank new tab is nothing to see, and capturing it while it waits for a debugger hangs
+        if on_blank_page(action, self.pages.get(tid or "", "")):
+            return
         key = tid or ""
         if self.inflight.get(key, 0) < MAX_INFLIGHT:
             self._launch(key, [action])

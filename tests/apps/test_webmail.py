@@ -9,16 +9,13 @@ Needs `clawrec apps install webmail` (make apps): a missing install fails loudly
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from clawrec.apps import corpus
 from clawrec.cli import main
-from recorder.browser import find_chromium
+from tests.apps.app_runs import runs_at_once
 from tests.pipeline.helpers import jsonl, manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,21 +26,7 @@ RUNS = {"right": [], "subject": ["--subject", "Section 4 comments"]}
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    find_chromium()  # raises: a loud failure, not a skip
-    app = corpus.get("webmail")
-    assert app.installed(), "webmail is not installed in .tools/apps: run `make apps`"
-    base = tmp_path_factory.mktemp("webmail")
-    procs = {}
-    for name, extra in RUNS.items():
-        cmd = " ".join([sys.executable, str(AGENT), *(f"'{a}'" for a in extra)])
-        procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "clawrec.cli", "run", str(SPEC), "--agent", "command", "--agent-cmd", cmd,
-             "--headless", "--no-judge", "--run-dir", str(base / name)], cwd=REPO, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    for name, proc in procs.items():
-        out, _ = proc.communicate(timeout=240)
-        assert proc.returncode == 0, f"{name}: {out}"
-    return {name: base / name for name in RUNS}
+    return runs_at_once("webmail", SPEC, AGENT, RUNS, tmp_path_factory.mktemp("webmail"))
 
 
 def test_each_instance_is_its_own(runs):
