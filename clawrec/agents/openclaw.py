@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.agents.base import AgentContext, AgentResult
-from clawrec.agents.openclaw_config import (Install, Provider, build_config, find_install, free_port_block,
+from clawrec.agents.openclaw_config import (Install, Provider, build_config, find_install, reserved_port_block,
                                             resolve_provider, write_config)
 from clawrec.agents.openclaw_transcript import Record, TranscriptReader
 from clawrec.agents.output import copy_redacted
@@ -144,17 +144,18 @@ class OpenClawAgent:
         secrets = secret_values(ctx.task.user)
         redactor = redactor_of(ctx, secrets)
         try:
-            return await self._run(ctx, install, provider, base, private, secrets, redactor)
+            with reserved_port_block() as gateway_port:  # held until OpenClaw is gone
+                return await self._run(ctx, install, provider, base, private, secrets, redactor, gateway_port)
         finally:
             await asyncio.shield(asyncio.to_thread(keep_redacted, private, base, redactor))
 
     async def _run(self, ctx: AgentContext, install: Install, provider: Provider, base: Path, private: Path,
-                   secrets: list[tuple[str, str]], redactor: Redactor) -> AgentResult:
+                   secrets: list[tuple[str, str]], redactor: Redactor, gateway_port: int) -> AgentResult:
         state, workspace, home = private / "state", private / "workspace", private / "home"
         for folder in (state, workspace, home):
             folder.mkdir()
         config_path = write_config(state, build_config(provider=provider, cdp_url=ctx.cdp_url, workspace=workspace,
-                                                       log_file=private / LOG, gateway_port=free_port_block()))
+                                                       log_file=private / LOG, gateway_port=gateway_port))
         files, staged_dir = stage_uploads(list(ctx.task.files), uuid.uuid4().hex[:12])
         prompt_path = private / "prompt.txt"
         prompt_path.write_text(build_prompt(ctx, files), encoding="utf-8")

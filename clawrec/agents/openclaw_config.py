@@ -8,12 +8,15 @@ the environment: the run directory never holds a secret.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import random
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from clawrec.agents.base import AgentSetupError
 
@@ -79,15 +82,35 @@ def resolve_provider(model: str | None, env: dict[str, str] | None = None, agent
     return Provider(prefix, model_id, api, base_url, key_var)
 
 
-def free_port_block(offsets: tuple[int, ...] = (0, 2, 10), tries: int = 50) -> int:
-    """A loopback port P with P+offset free for each offset: OpenClaw derives its browser control (P+2) and
-    extension relay (P+10) ports from `gateway.port` (default 18789 → a fixed 18799 that concurrent runs share)."""
+BLOCK = 16  # OpenClaw's ports sit at P, P+2 and P+10: blocks of 16 on a 16-port grid never overlap
+LOW, HIGH = 20000, 32768  # below Linux's ephemeral range: no other program's connect() takes P+2 meanwhile
+
+
+@contextlib.contextmanager
+def reserved_port_block(offsets: tuple[int, ...] = (0, 2, 10), tries: int = 200) -> Iterator[int]:
+    """A loopback port P with P+offset free for each offset, held for the `with` block.
+
+    OpenClaw derives its browser control (P+2) and extension relay (P+10) ports from `gateway.port` (default 18789
+    → a fixed 18799 that concurrent runs share). Probing free ports is not enough: two runs probing before either
+    binds were given 49987 and 49989 (the kernel hands out ports in sequence), so one run's gateway was the other's
+    browser control port. Blocks are aligned and each is held by an flock on a file all clawrec processes share
+    (a lock dies with its process, so a SIGKILLed run leaves nothing to clean)."""
+    folder = Path("/tmp") / f"clawrec-ports-{os.getuid()}"  # not $TMPDIR: each run process has its own
+    folder.mkdir(mode=0o700, exist_ok=True)
     for _ in range(tries):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = probe.getsockname()[1]
-        if base + max(offsets) <= 65535 and all(_bindable(base + o) for o in offsets):
-            return base
+        base = random.randrange(LOW // BLOCK, HIGH // BLOCK) * BLOCK
+        fd = os.open(folder / str(base), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        try:
+            if all(_bindable(base + o) for o in offsets):
+                yield base
+                return
+        finally:
+            os.close(fd)  # releases the lock
     raise AgentSetupError("no free loopback ports for OpenClaw")
 
 

@@ -22,7 +22,7 @@ from aiohttp import web
 from clawrec.agents.base import AgentContext, AgentSetupError, TaskInfo
 from clawrec.agents.openclaw import MASK, OpenClawAgent, build_prompt, keep_redacted, mask, secret_values
 from clawrec.agents.output import READ_SIZE
-from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, resolve_provider
+from clawrec.agents.openclaw_config import INSTALL_HINT, build_config, reserved_port_block, resolve_provider
 from clawrec.agents.openclaw_transcript import MAX_RESULT_CHARS, event_records
 from recorder.browser import launch_browser
 from rundir.records import AGENT, JsonlWriter, RunClock, read_jsonl
@@ -213,6 +213,21 @@ def test_missing_install_key_or_model_is_one_clear_setup_error(tmp_path, monkeyp
     with pytest.raises(AgentSetupError, match="anthropic/<model> or openai/<model>"):
         OpenClawAgent().check(ctx)
     assert not (tmp_path / "openclaw").exists() or not os.listdir(tmp_path / "openclaw")
+
+
+def test_port_blocks_held_at_once_never_overlap_and_a_held_one_is_bound_by_nobody_else():
+    """Runs pick their gateway ports before OpenClaw binds them: a held block is off limits to every other run (the
+    kernel once gave two runs 49987 and 49989, so one's gateway was the other's browser control port)."""
+    import contextlib
+    import socket
+    with contextlib.ExitStack() as stack:
+        held = [stack.enter_context(reserved_port_block()) for _ in range(40)]
+        spans = sorted((p, p + 10) for p in held)
+        assert all(a[1] < b[0] for a, b in zip(spans, spans[1:])), spans
+        for port in held[:3]:  # each port of a held block is free for OpenClaw to bind
+            for offset in (0, 2, 10):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port + offset))
 
 
 def test_provider_block_comes_from_the_environment(tmp_path):
