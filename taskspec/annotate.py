@@ -149,7 +149,7 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
     return spec
 
 
-def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
+def dump_spec(spec: dict[str, Any], run: Run, c: Candidate, path: Path | None = None) -> str:
     head = (f"Annotated by `clawrec annotate` from {run.path.name} ({c.where}: {c.method} {c.url}).\n"
             "`fields` (each must be present for the rule to catch) lists only what tells this request apart\n"
             "from the run's other requests to the same URL and method; `expect` holds the values the judge\n"
@@ -159,4 +159,4 @@ def dump_spec(spec: dict[str, Any], run: Run, c: Candidate) -> str:
                if spec.get("writes") else "")
             + "".join(f"Note: {n}\n" for n in dict.fromkeys(run.notes))
             + "Review `intercept`, `writes`, `expect` and `volatile` before use.\n")
-    return dump.dump_spec(spec, head)
+    return dump.dump_spec(spec, head, path)

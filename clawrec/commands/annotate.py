@@ -156,7 +156,7 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
     except (AnnotateError, SourceError) as exc:
         raise UsageError(str(exc)) from None
     run.notes.extend(notes)
-    text = dump_spec(merged(spec, kept, category), run, found[n - 1])
+    text = dump_spec(merged(spec, kept, category), run, found[n - 1], out)
     report, checked = check_before_writing(text, out, run)
     for line in report:  # on stderr: stdout stays the candidate list + `wrote`
         click.echo(line, err=True)

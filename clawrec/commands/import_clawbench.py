@@ -173,7 +173,7 @@ def write_spec(conv: Conversion, task_dir: Path, out: Path, source_label: str) -
         _write_if_changed(out / dest, (task_dir / rel).read_bytes())
     spec_path = out / f"{conv.id}.yaml"
     header = f"Imported from ClawBench {source_label} by `clawrec import-clawbench`; see clawbench.notes."
-    _write_if_changed(spec_path, dump_spec(conv.spec, header).encode("utf-8"))
+    _write_if_changed(spec_path, dump_spec(conv.spec, header, spec_path).encode("utf-8"))
     return spec_path
 
 

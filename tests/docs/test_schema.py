@@ -100,11 +100,14 @@ def test_the_specs_the_tools_write_validate_and_name_the_schema(tmp_path):
     assert main(["import-clawbench", str(ROOT / "tests/fixtures/clawbench"), str(tmp_path / "cb")]) == 0
     written = sorted((tmp_path / "fac" / "specs").glob("*.yaml")) + sorted((tmp_path / "cb").glob("*.yaml"))
     assert len(written) >= 20
-    modeline = f"# yaml-language-server: $schema={SCHEMA_FILE.as_uri()}"
-    for path in written:
-        assert path.read_text().splitlines()[0] == modeline, path
+    prefix = "# yaml-language-server: $schema="
+    for path in written:  # relative to the spec's folder: a committed spec points at the schema in any checkout
+        first = path.read_text().splitlines()[0]
+        assert first.startswith(prefix) and not first.startswith(prefix + "file:") and "/" in first, (path, first)
+        assert (path.parent / first[len(prefix):]).resolve() == SCHEMA_FILE, path
         assert [e.message for e in _schema_errors(path)] == [], path
-    assert dump_spec({"version": 1}, "a header").splitlines()[:2] == [modeline, "# a header"]  # annotate's writer
+    assert dump_spec({"version": 1}, "a header").splitlines()[:2] == [prefix + SCHEMA_FILE.as_uri(), "# a header"]
+    assert dump_spec({}, "", ROOT / "specs/apps/x/y.yaml").startswith(prefix + "../../../docs/schema/spec.schema.json\n")
 
 
 @pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.stem)
