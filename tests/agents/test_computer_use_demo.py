@@ -1,8 +1,8 @@
 """`clawrec bench specs/demo --agent computer-use -j 2`: the computer-use agent (screenshots of each run's Xvfb,
-xdotool input) completes all 5 demo tasks against one scripted Anthropic server, which tells the runs apart by the
+xdotool input) completes the demo's jobs task and its popup share (all five: `make bench BENCH=agents`) against one scripted Anthropic server, which tells the runs apart by the
 task in their conversation (tests/support/cu_demo.py). Every run's terminal request is caught, the payload judge
 says PASS, and the résumé went through Chromium's GTK file chooser typed into by xdotool (no CDP file handle).
-The wrong script is tests/agents/test_computer_use.py's (judged FAIL). ~3-6 minutes: keep it the only such bench."""
+The wrong script is tests/agents/test_computer_use.py's (judged FAIL). ~1-2 minutes."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import os
 import time
 
 from tests.bench.helpers import DEMO, bench
-from tests.support.cu_demo import TASKS, demo_script, dispatch
+from tests.support.cu_demo import demo_script, dispatch
+from tests.support.demo_bench import TEST_TASKS as TASKS
 from tests.support.model_server import ModelServer
 
 MODEL = "cu-demo"
 
 
-def test_computer_use_completes_the_five_demo_tasks(tmp_path):
+def test_computer_use_completes_demo_tasks(tmp_path):
     out = tmp_path / "bench"
     scripts = {(MODEL, task): demo_script(task, run_dir=out / "runs" / task / f"computer-use_anthropic_{MODEL}"
                                           / "trial-1") for task in TASKS}
@@ -25,7 +26,7 @@ def test_computer_use_completes_the_five_demo_tasks(tmp_path):
     try:
         with ModelServer(dispatch(scripts)) as model:
             proc = bench(str(DEMO), "--agent", "computer-use", "--model", f"anthropic/{MODEL}", "-j", "2",
-                         "--no-video", "--serve-sites", "--quiet", "--judge", "payload", "--out", str(out),
+                         "--no-video", "--serve-sites", "--quiet", *(a for t in TASKS for a in ("--ids", t)), "--judge", "payload", "--out", str(out),
                          env={"ANTHROPIC_API_KEY": "sk-test-secret-123", "ANTHROPIC_BASE_URL": model.base_url},
                          timeout=1500)
             errors = model.script_errors
@@ -46,4 +47,4 @@ def test_computer_use_completes_the_five_demo_tasks(tmp_path):
     calls = [r["content"] for r in map(json.loads, (jobs / "agent.jsonl").read_text().splitlines())
              if r["role"] == "tool_call"]
     assert {"action": "key", "text": "alt+o"} in calls and all(c["action"] != "upload" for c in calls)
-    print(f"computer-use 5 demo tasks at -j 2: {seconds:.0f} s (load {os.getloadavg()[0]:.1f})")
+    print(f"computer-use {len(TASKS)} demo tasks at -j 2: {seconds:.0f} s (load {os.getloadavg()[0]:.1f})")
