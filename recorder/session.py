@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import hashlib
-import json
 import os
 import shutil
 import signal
@@ -34,6 +32,7 @@ from interceptor.cdp import version_info
 from recorder.browser import Browser, BrowserLaunchError, launch_browser
 from recorder.channel import ActionChannel
 from recorder.dom import DomRecorder
+from recorder.extension_copy import EXTENSION_DIR, private_copy
 from recorder.display import Display, DisplayError, start_display, use_display
 from rundir.records import JsonlWriter, RunClock
 from rundir.domfile import scrub_dom
@@ -41,16 +40,6 @@ from rundir.redact import MIN_VALUE_LEN, Redactor
 from rundir.scrub import Rewriter, scrub_run, scrub_values
 from recorder.screenshots import Screenshotter
 from recorder.video import VideoRecorder, ffmpeg_version, first_frame_epoch
-
-EXTENSION_DIR = Path(os.environ.get("CLAWREC_EXTENSION_DIR") or Path(__file__).resolve().parent.parent / "extension")
-
-
-def unpacked_extension_id(path: Path) -> str:
-    """Chromium's id for an unpacked extension: sha256 of its absolute path, first 32 hex digits mapped to a-p.
-    Lets the interceptor tell the recorder's own service worker (chrome-extension://<id>/) from the page's."""
-    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:32]
-    return "".join(chr(ord("a") + int(c, 16)) for c in digest)
-
 
 class RecordingError(RuntimeError):
     """A layer could not start (the message names it); the run must not go on unrecorded."""
@@ -223,12 +212,10 @@ class Recording:
         self.channel = ActionChannel(self.actions, self.clock, on_action=self._on_action, on_secret=self.learn_secret)
         await self.channel.start()
         self.actions.secrets = self.agent_log.writer.secrets = self.secrets
-        ext = self._tmp / "extension"
         if not (EXTENSION_DIR / "manifest.json").exists():
             raise RecordingError(f"extension not found at {EXTENSION_DIR} (set CLAWREC_EXTENSION_DIR)")
-        shutil.copytree(EXTENSION_DIR, ext, ignore=shutil.ignore_patterns("README.md", "config.json"))
-        (ext / "config.json").write_text(json.dumps({"port": self.channel.port, "token": self.channel.token}))
-        self.extension_id = self.base["extension_id"] = unpacked_extension_id(ext)
+        ext, self.extension_id = private_copy(EXTENSION_DIR, self._tmp, self.channel.port, self.channel.token)
+        self.base["extension_id"] = self.extension_id
         # Launched on the loop's thread on purpose: PDEATHSIG follows the forking thread.
         try:
             self.browser = launch_browser(headless=self.headless, display=self.display.name if self.display else None,

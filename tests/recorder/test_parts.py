@@ -16,7 +16,7 @@ from recorder.agent_log import AgentLogSink, normalize, recover_inbox
 from recorder.browser import launch_browser
 from recorder.display import start_display
 from rundir.records import RunClock, read_jsonl
-from recorder.session import EXTENSION_DIR, unpacked_extension_id
+from recorder.extension_copy import EXTENSION_DIR, unpacked_extension_id
 from recorder.video import VideoRecorder, segment_files
 
 
