@@ -317,7 +317,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
             stop.check()  # a stop whose cancellation was lost in the start-up
             await icpt.attach(rec.browser.ws_url)
             await site.describe_browser(icpt)
-            await open_start_page(rec.browser.ws_url, prepared.open_url)
+            unanswered = await open_start_page(rec.browser.ws_url, prepared.open_url)
             stop.check()
         except Exception as exc:
             reason = f"could not prepare the browser: {type(exc).__name__}: {exc}"
@@ -338,6 +338,7 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         agent_task = asyncio.create_task(agent.run(ctx), name=f"agent-{agent_name(req)}")
         status, reason, exit_code, message, result = await supervise(agent_task, ctx, icpt, rec, time_limit,
                                                                      req.grace, spec.limits.steps, guard, stop)
+        reason = "; ".join(r for r in (reason, unanswered) if r)  # the site that never answered, named
         return await _end(rec, icpt, agent_task, status, reason, exit_code, message, result, ctx, site)
     except BaseException as exc:  # Ctrl-C, SIGTERM/SIGHUP, an unexpected error: the manifest is written all the same
         interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))

@@ -11,8 +11,10 @@ import asyncio
 from interceptor.cdp import CDPError, Connection
 
 
-async def open_start_page(browser_ws_url: str, url: str, timeout: float = 20.0) -> None:
-    """Navigate the first normal tab to `url` and wait for its load event (bounded by `timeout`)."""
+async def open_start_page(browser_ws_url: str, url: str, timeout: float = 20.0) -> str:
+    """Navigate the first normal tab to `url` and wait for its load event (bounded by `timeout`). Returns "" or, when
+    the site has not answered within `timeout`, a note naming it: the navigation goes on in the tab and the run with
+    it (a site that hangs is the task's outcome, not a broken browser to retry)."""
     conn = await Connection.open(browser_ws_url)
     try:
         root = conn.root
@@ -30,7 +32,13 @@ async def open_start_page(browser_ws_url: str, url: str, timeout: float = 20.0) 
         loaded = asyncio.Event()
         page.on("Page.loadEventFired", lambda _params: loaded.set())
         await page.call("Page.enable")
-        result = await page.call("Page.navigate", {"url": url, "transitionType": "typed"}, timeout=timeout)
+        try:
+            result = await page.call("Page.navigate", {"url": url, "transitionType": "typed"}, timeout=timeout)
+        except CDPError as exc:
+            if exc.kind != "timeout":
+                raise
+            await root.call("Target.activateTarget", {"targetId": target_id})
+            return f"the start page {url} did not answer within {timeout:g} s"
         if result.get("errorText"):
             raise CDPError("Page.navigate", sid, "error", f"{url}: {result['errorText']}")
         try:
@@ -38,5 +46,6 @@ async def open_start_page(browser_ws_url: str, url: str, timeout: float = 20.0) 
         except asyncio.TimeoutError:
             pass  # a slow page is the agent's business; it was opened
         await root.call("Target.activateTarget", {"targetId": target_id})
+        return ""
     finally:
         await conn.close()
