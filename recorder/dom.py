@@ -23,6 +23,7 @@ from typing import Any
 
 from interceptor.cdp import CDPError, Connection
 from recorder.screenshots import on_blank_page, pick_page, wants_shot
+from recorder.targets import TargetTracker
 from rundir.domfile import DomWriter
 from rundir.layers import DomCapture
 from rundir.records import DOM, RunClock
@@ -56,9 +57,7 @@ class DomRecorder:
         self.redactor = Redactor()  # the run's secret values (learnt ones added as they are typed)
         self.writer: DomWriter | None = None
         self.cdp: Connection | None = None
-        self.targets: dict[str, dict[str, Any]] = {}  # targetId -> targetInfo (pages and iframes)
-        self.active: str | None = None
-        self.sessions: dict[str, str] = {}
+        self.targets = TargetTracker(("page", "iframe"))  # pages and iframes (a frame's DOM is its own capture)
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: set[asyncio.Task] = set()
         self._stopping = False
@@ -81,46 +80,17 @@ class DomRecorder:
     async def start(self) -> None:
         self.writer = DomWriter(self.run_dir / DOM, self.redactor)
         self.cdp = await Connection.open(self.ws_url)
-        root = self.cdp.root
-        root.on("Target.targetCreated", self._on_target)
-        root.on("Target.targetInfoChanged", self._on_target)
-        root.on("Target.targetDestroyed", self._on_destroyed)
-        root.on("Target.detachedFromTarget", self._on_detached)
-        await root.call("Target.setDiscoverTargets", {"discover": True})
-
-    def _on_target(self, params: dict) -> None:
-        info = params.get("targetInfo", {})
-        if info.get("type") in ("page", "iframe"):
-            self.targets[info["targetId"]] = info
-
-    def _on_destroyed(self, params: dict) -> None:
-        tid = params.get("targetId")
-        self.targets.pop(tid, None)
-        self.sessions.pop(tid, None)
-        if self.active == tid:
-            self.active = None
-
-    def _on_detached(self, params: dict) -> None:
-        for tid, sid in list(self.sessions.items()):
-            if sid == params.get("sessionId"):
-                self.sessions.pop(tid, None)
-
-    @property
-    def pages(self) -> dict[str, str]:
-        return {t: i.get("url", "") for t, i in self.targets.items() if i.get("type") == "page"}
+        await self.targets.watch(self.cdp.root)
 
     def request(self, action: dict) -> None:
         """Queue a capture for an action record (non-blocking; called from the channel's handler)."""
-        pages = self.pages
-        tid = action.get("target_id")
-        if tid in pages and action.get("type") in ("tab_switch", "click", "keydown", "load"):
-            self.active = tid
+        pages = self.targets.note(action)
         if not wants_shot(action):
             return
         if self._stopping:
             self.skipped += 1
             return
-        tid = pick_page(action, pages, self.active)
+        tid = pick_page(action, pages, self.targets.active)
         if on_blank_page(action, pages.get(tid or "", "")):
             return
         self._launch(action, tid, "action")
@@ -136,19 +106,19 @@ class DomRecorder:
             log.error("DOM capture task failed: %r", task.exception())
 
     async def _session(self, tid: str) -> str:
-        sid = self.sessions.get(tid)
+        sid = self.targets.sessions.get(tid)
         if sid is None:
             assert self.cdp is not None
             res = await self.cdp.root.call("Target.attachToTarget", {"targetId": tid, "flatten": True},
                                            timeout=self.timeout)
-            sid = self.sessions[tid] = res["sessionId"]
+            sid = self.targets.sessions[tid] = res["sessionId"]
         return sid
 
     async def _detach(self, tids: list[str]) -> None:
         """Leave the captured targets: a DevTools session left attached slows every later page load of that target
         (~9 % in `make bench BENCH=dom`); attaching again costs ~1 ms per capture."""
         for tid in tids:
-            sid = self.sessions.pop(tid, None)
+            sid = self.targets.sessions.pop(tid, None)
             if sid is None or self.cdp is None or self.cdp.closed:
                 continue
             try:
@@ -158,7 +128,7 @@ class DomRecorder:
 
     async def _snapshot(self, tid: str) -> dict[str, Any]:
         """One target's snapshot entry: {target, type, url, parent_frame, snapshot} or {…, error}."""
-        info = self.targets.get(tid, {})
+        info = self.targets.infos.get(tid, {})
         entry: dict[str, Any] = {"target": tid, "type": info.get("type", "page"), "url": info.get("url", "")}
         if info.get("parentFrameId"):
             entry["parent_frame"] = info["parentFrameId"]
@@ -169,7 +139,7 @@ class DomRecorder:
                 raise CDPError("DOMSnapshot.captureSnapshot", sid, "closed", "target detached")
             entry["snapshot"] = await session.call("DOMSnapshot.captureSnapshot", CAPTURE, timeout=ATTEMPT_S)
         except Exception as exc:  # CDPError or anything unexpected: recorded, never escapes the capture
-            self.sessions.pop(tid, None)
+            self.targets.sessions.pop(tid, None)
             entry["error"] = str(exc) or type(exc).__name__
         return entry
 
@@ -179,7 +149,7 @@ class DomRecorder:
         seen = {tid}
         while len(frames) < MAX_FRAMES:
             known = {fid for f in frames for fid in frame_ids(f)} | {f["target"] for f in frames}
-            children = [t for t, i in self.targets.items() if i.get("type") == "iframe" and t not in seen
+            children = [t for t, i in self.targets.infos.items() if i.get("type") == "iframe" and t not in seen
                         and i.get("parentFrameId") in known][:MAX_FRAMES - len(frames)]
             if not children:
                 break
@@ -216,7 +186,7 @@ class DomRecorder:
         keys: dict[str, Any] = {"t": t, "seq": self._seq,
                                 "action_seq": action.get("seq") if action else None,
                                 "action_type": action.get("type") if action else None, "reason": reason,
-                                "target": tid, "url": self.targets.get(tid or "", {}).get("url"), "took": took,
+                                "target": tid, "url": self.targets.infos.get(tid or "", {}).get("url"), "took": took,
                                 "styles": COMPUTED_STYLES, "frames": frames}
         if error is not None:
             keys["error"] = error
@@ -235,7 +205,7 @@ class DomRecorder:
         cancelled (each records why); then the connection and the file close."""
         self._stopping = True
         if final and self.cdp is not None and not self.cdp.closed:
-            for tid, url in self.pages.items():
+            for tid, url in self.targets.pages.items():
                 if not url.startswith(("about:blank", "chrome", "devtools")):
                     self._launch(None, tid, "final")
         loop = asyncio.get_running_loop()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from interceptor.cdp import CDPError, Connection
+from recorder.targets import TargetTracker
 from rundir.layers import Screenshot
 from rundir.records import SCREENSHOTS_DIR, SCREENSHOTS_INDEX, JsonlWriter, RunClock
 
@@ -86,9 +87,7 @@ class Screenshotter:
         self.action_seq = action_seq
         self.index: JsonlWriter | None = None
         self.secrets: list[str] = []  # replaced by [redacted] in screenshots.jsonl (the page URL may hold one)
-        self.pages: dict[str, str] = {}      # CDP targetId -> url (pages only)
-        self.active: str | None = None       # last page that was switched to or acted in
-        self.sessions: dict[str, str] = {}  # targetId -> sessionId on our connection
+        self.targets = TargetTracker()  # the pages, the active one, our sessions
         self.inflight: dict[str, int] = {}             # page -> captures under way
         self.waiting: dict[str, list[dict]] = {}       # page -> actions waiting for a free capture slot
         self.tasks: set[asyncio.Task] = set()
@@ -108,44 +107,20 @@ class Screenshotter:
         self.index = JsonlWriter(self.run_dir / SCREENSHOTS_INDEX, self.clock)
         self.index.secrets = self.secrets
         self.cdp = await Connection.open(self.ws_url)
-        root = self.cdp.root
-        root.on("Target.targetCreated", self._on_target)
-        root.on("Target.targetInfoChanged", self._on_target)
-        root.on("Target.targetDestroyed", self._on_destroyed)
-        root.on("Target.detachedFromTarget", self._on_detached)
-        await root.call("Target.setDiscoverTargets", {"discover": True})
-        version = await root.call("Browser.getVersion")
+        await self.targets.watch(self.cdp.root)
+        version = await self.cdp.root.call("Browser.getVersion")
         self.browser_version = version.get("product", "")
-
-    def _on_target(self, params: dict) -> None:
-        info = params.get("targetInfo", {})
-        if info.get("type") == "page":
-            self.pages[info["targetId"]] = info.get("url", "")
-
-    def _on_destroyed(self, params: dict) -> None:
-        tid = params.get("targetId")
-        self.pages.pop(tid, None)
-        self.sessions.pop(tid, None)
-        if self.active == tid:
-            self.active = None
-
-    def _on_detached(self, params: dict) -> None:
-        for tid, sid in list(self.sessions.items()):
-            if sid == params.get("sessionId"):
-                self.sessions.pop(tid, None)
 
     def request(self, action: dict) -> None:
         """Queue a capture for an action record (non-blocking; safe to call from the channel's handler)."""
-        tid = action.get("target_id")
-        if tid in self.pages and action.get("type") in ("tab_switch", "click", "keydown", "load"):
-            self.active = tid
+        pages = self.targets.note(action)
         if not wants_shot(action):
             return
         if self._stopping:
             self.skipped += 1
             return
-        tid = self._pick_target(action)
-        if on_blank_page(action, self.pages.get(tid or "", "")):
+        tid = pick_page(action, pages, self.targets.active)
+        if on_blank_page(action, pages.get(tid or "", "")):
             return
         key = tid or ""
         if self.inflight.get(key, 0) < MAX_INFLIGHT:
@@ -169,11 +144,8 @@ class Screenshotter:
         if self.waiting.get(key) and not self._closed:
             self._launch(key, self.waiting.pop(key))
 
-    def _pick_target(self, action: dict) -> str | None:
-        return pick_page(action, self.pages, self.active)
-
     async def _session(self, tid: str) -> str:
-        sid = self.sessions.get(tid)
+        sid = self.targets.sessions.get(tid)
         if sid is not None:
             return sid
         attach = self._attaching.get(tid)
@@ -182,7 +154,7 @@ class Screenshotter:
                 self.cdp.root.call("Target.attachToTarget", {"targetId": tid, "flatten": True}, timeout=self.timeout))
             attach.add_done_callback(lambda t: self._attached(t, tid))
         res = await asyncio.shield(attach)
-        sid = self.sessions[tid] = res["sessionId"]
+        sid = self.targets.sessions[tid] = res["sessionId"]
         return sid
 
     def _attached(self, task: asyncio.Task, tid: str) -> None:
@@ -211,11 +183,11 @@ class Screenshotter:
                 if exc.kind == "closed" or loop.time() > deadline - 0.1:
                     raise
                 if "No target" in exc.message or "session" in exc.message.lower():
-                    self.sessions.pop(tid, None)
+                    self.targets.sessions.pop(tid, None)
                 await asyncio.sleep(0.05)
 
     async def _capture(self, actions: list[dict], tid: str | None) -> None:
-        url = self.pages.get(tid or "", actions[-1].get("url"))
+        url = self.targets.pages.get(tid or "", actions[-1].get("url"))
         asked, image, error, took = self.clock.now(), None, CANCELLED, None
         try:
             try:

@@ -63,7 +63,7 @@ async def _record(browser, run_dir, url: str) -> DomRecorder:
         dom.secrets = [SPEC_SECRET]
         await dom.start()
         for _ in range(100):
-            if dom.targets.get(page["targetId"], {}).get("url", "").startswith("http"):
+            if dom.targets.infos.get(page["targetId"], {}).get("url", "").startswith("http"):
                 break
             await asyncio.sleep(0.02)
         dom.request({"type": "click", "seq": 1, "target_id": page["targetId"], "url": url})
