@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
+
+from recorder.manifest import sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 SITE_FAULTS = ("hang", "500", "console", "ws", "big")
@@ -166,6 +169,20 @@ class small_disk:
         subprocess.run(["fallocate", "-l", f"{self.mb - self.free_mb}m", str(filler)], check=True)
         return self.where
 
+    def fill_once_running(self, stop: threading.Event) -> threading.Thread:
+        """Fill what is left the moment the first run directory has its manifest: a run loses its disk mid-run
+        (its layers are being written), not before it starts. Runs in a thread until it fills or `stop` is set."""
+        def fill() -> None:
+            while not stop.wait(0.02):
+                if next(self.where.glob("bench/runs/*/*/*/manifest.json"), None) is not None:
+                    st = os.statvfs(self.where)
+                    subprocess.run(["fallocate", "-l", str(st.f_bavail * st.f_frsize), str(self.where / "rest")],
+                                   check=False)
+                    return
+        thread = threading.Thread(target=fill, name="disk-filler", daemon=True)
+        thread.start()
+        return thread
+
     def __exit__(self, *exc: object) -> None:
         subprocess.run(["umount", "-l", str(self.where)], check=False)
 
@@ -183,18 +200,25 @@ def run_site_faults(out: Path, faults: tuple[str, ...], env: dict[str, str], dis
         argv = [sys.executable, "-m", "clawrec.cli", "bench", *map(str, specs), "--agent", "null", "-j", "2",
                 "--no-judge", "--retries", "0", "--quiet", "--out", str(bench_out)]
         if disk_full:
-            with small_disk(out / "disk") as disk:
+            tmpfs, stop = small_disk(out / "disk"), threading.Event()
+            with tmpfs as disk:
                 argv[-1] = str(disk / "bench")
-                proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+                tmpfs.fill_once_running(stop)
+                try:
+                    proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+                finally:
+                    stop.set()
                 rows = list(fault_runs(disk / "bench"))
+                unsaid = {str(r["dir"].relative_to(disk)): lost for r in rows if (lost := unsaid_losses(r["dir"]))}
         else:
             proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
             rows = list(fault_runs(bench_out))
+            unsaid = {}
         return {"injected": {f: sum(r["task"] == f"site-fault-{f}" for r in rows) for f in faults},
                 "survived": {f: sum(r["task"] == f"site-fault-{f}" and r["final"] for r in rows) for f in faults},
                 "statuses": {r["task"]: r["status"] for r in rows}, "bench_exit": proc.returncode,
                 "bench_last_error": (proc.stderr.strip().splitlines() or [None])[-1],
-                "terminal_requests_reached_site": site.submits()}
+                "terminal_requests_reached_site": site.submits(), "layers_lost_unsaid": unsaid}
     finally:
         site.close()
 
@@ -206,4 +230,25 @@ def fault_runs(bench: Path) -> Iterator[dict[str, object]]:
             status = json.loads((run / "manifest.json").read_text()).get("status")
         except (OSError, ValueError):
             status = None
-        yield {"task": run.parts[-3], "status": status, "final": status not in (None, "running")}
+        yield {"task": run.parts[-3], "status": status, "final": status not in (None, "running"), "dir": run}
+
+
+def unsaid_losses(run: Path) -> list[str]:
+    """The layers of a finished run that were lost or cut without the manifest saying so: a layer not marked
+    `failed` whose file is gone, differs from its recorded sha256 or holds bad lines (a crashed run that names the
+    disk in its stop reason has said it)."""
+    try:
+        manifest = json.loads((run / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return ["manifest.json"]
+    if manifest.get("status") == "crashed" and "No space left" in str(manifest.get("stop_reason")):
+        return []
+    lost = []
+    for name, layer in (manifest.get("layers") or {}).items():
+        path = run / str(layer.get("path", ""))
+        if layer.get("failed") or not layer.get("path"):
+            continue
+        if not path.is_file() or (layer.get("sha256") and sha256_file(path) != layer["sha256"]) \
+                or layer.get("bad_lines"):
+            lost.append(name)
+    return lost

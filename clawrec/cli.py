@@ -3,6 +3,7 @@ imported only when invoked, so `clawrec --help` stays fast and one broken featur
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 
@@ -96,6 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return _interrupted()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        from rundir.writeguard import describe  # a full disk is the user's to fix: one line naming the file
+
+        click.echo(f"clawrec: {exc.filename or 'a file'}: {describe(exc)}", err=True)
+        return 1
     except SystemExit as exc:  # click's --help / --version
         return int(exc.code or 0)
     return rv if isinstance(rv, int) else 0

@@ -281,6 +281,9 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         rec.base["sites"] = dict(urls)
     if prepared.info.get("kind", "live") != "live":
         rec.base["environment"] = dict(prepared.info)
+    guard = WriteGuard(run_dir)  # space set aside before the first layer writes: a disk that fills during the
+    guard.reserve()  # start still gets the final manifest (freed by the first failed write, or by the finalize)
+    rec.release_reserve = guard.release
     (run_dir / "task.json").write_text(json.dumps(redacted_task(ctx.task, spec), indent=2, ensure_ascii=False) + "\n")
     try:
         await rec.start()
@@ -305,13 +308,11 @@ async def _record(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run
         from archive.warc import ARCHIVE
 
         rec.rewriters[ARCHIVE] = scrub_warc
-    guard = WriteGuard(run_dir)
     for writer in rec.writers + icpt.writers:  # the first failed write (disk full) stops the run: supervise
         writer.guard = guard
     agent_task: asyncio.Task | None = None
     result: AgentResult | None = None
     task_file = agent_task_path()
-    guard.reserve()  # freed by the first failed write, so the run can still be finalized
     try:
         try:
             stop.check()  # a stop whose cancellation was lost in the start-up

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from recorder import manifest
 from rundir import manifest as M, records
@@ -110,6 +110,7 @@ class Recording:
         self.learnt: list[str] = []  # values typed into secret inputs: run secrets from then on (learn_secret)
         self.learn_writers: list[JsonlWriter] = []  # the run's other writers (the interceptor's) that learn them too
         self.rewriters: dict[str, Rewriter] = {}  # run files of a format of their own, scrubbed of them at finalize
+        self.release_reserve: Callable[[], None] | None = None  # frees space set aside for the final files
 
     # ---- public API -------------------------------------------------------------------------------------------
     @property
@@ -330,6 +331,8 @@ class Recording:
                 return self.manifest
             self._done = True
         ended = time.time()
+        if self.release_reserve is not None:  # room for what the finalize writes, on a disk that filled up
+            self.release_reserve()
         self._check_processes()
         errors: list[str] = []
         if self.video is not None:

@@ -32,6 +32,8 @@ def test_runs_on_broken_sites_end_finalized(tmp_path):
 
 def test_a_nearly_full_disk_ends_runs_finalized(tmp_path):
     tag = uuid.uuid4().hex
-    _check(run_site_faults(tmp_path, ("500",), {**os.environ, "CLAWREC_SOAK_TAG": tag}, disk_full=True), ("500",))
+    report = run_site_faults(tmp_path, ("500",), {**os.environ, "CLAWREC_SOAK_TAG": tag}, disk_full=True)
+    _check(report, ("500",))
+    assert report["layers_lost_unsaid"] == {}, report  # a layer cut by the full disk is named, never silent
     assert tagged(tag) == []
     assert not os.path.ismount(tmp_path / "disk"), "the small disk stayed mounted"
