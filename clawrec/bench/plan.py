@@ -8,7 +8,6 @@ results of its old version. bench.json records each spec's sha256; a resume that
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from clawrec.errors import UsageError
+from recorder.manifest import sha256_file
 
 PLAN_FILE = "bench.json"
 PLAN_VERSION = 1
@@ -91,10 +91,6 @@ class Plan:
         return cls(specs=[SpecEntry(**s) for s in data["specs"]], agents=[AgentEntry(**a) for a in data["agents"]],
                    trials=int(data["trials"]), judge=str(data.get("judge", "payload")),
                    run_flags=dict(data.get("run_flags") or {}))
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def discover_specs(paths: list[str], categories: tuple[str, ...] = (), ids: tuple[str, ...] = (),
