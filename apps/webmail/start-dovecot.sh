@@ -3,7 +3,20 @@
 set -e
 D="$CLAWREC_APP_DATA"
 mkdir -p "$D/dovecot-run"
-chown -R nobody:nogroup "$D/Maildir"
+# Dovecot's auth and imap processes run as nobody and need +x on every folder above the maildir and the passwd file;
+# a checkout under a 0700 folder (/root, mktemp -d) denies it. So they live in a folder of this instance's own under
+# /tmp (one per data folder, reused by every start and reset), and the data folder keeps a link to the maildir (the
+# `files:` checks read Maildir/... through it). A start after a reset moves the snapshot's fresh maildir there again.
+M="/tmp/clawrec-mail-$(printf %s "$D" | md5sum | cut -c1-12)"
+if [ ! -L "$D/Maildir" ]; then
+  rm -rf "$M"
+  mkdir -m 0711 "$M"
+  mv "$D/Maildir" "$M/Maildir"
+  ln -s "$M/Maildir" "$D/Maildir"
+fi
+cp "$D/passwd" "$M/passwd"
+chmod 0644 "$M/passwd"
+chown -R nobody:nogroup "$M/Maildir"
 cat > "$D/dovecot.conf" <<CONF
 protocols = imap
 listen = 127.0.0.1
@@ -17,16 +30,16 @@ default_internal_user = nobody
 default_login_user = nobody
 default_internal_group = nogroup
 first_valid_uid = 1
-mail_location = maildir:$D/Maildir
+mail_location = maildir:$M/Maildir
 mail_uid = nobody
 mail_gid = nogroup
 passdb {
   driver = passwd-file
-  args = scheme=PLAIN username_format=%n $D/passwd
+  args = scheme=PLAIN username_format=%n $M/passwd
 }
 userdb {
   driver = static
-  args = uid=nobody gid=nogroup home=$D/Maildir
+  args = uid=nobody gid=nogroup home=$M/Maildir
 }
 service imap-login {
   inet_listener imap {
