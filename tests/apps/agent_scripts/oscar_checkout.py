@@ -1,6 +1,8 @@
 """A command agent (scripted, Playwright over CLAWREC_CDP_URL) doing the oscar guest checkout the way a person
 does: product page → Add to basket → basket: quantity → Update → checkout as guest → shipping address → preview →
-Place order. `oscar_checkout.py [--quantity N] [--postcode P]`: a wrong value for the one-field-wrong runs."""
+Place order. `oscar_checkout.py [--quantity N] [--postcode P]`: a wrong value for the one-field-wrong runs;
+`--hold-final FILE`: after saying the next click is the final one, wait until FILE exists (the fail-closed test kills
+clawrec there), then click."""
 
 import argparse
 import asyncio
@@ -16,7 +18,7 @@ def log(role, content, **fields):
         fh.write(json.dumps({"ts": time.time(), "role": role, "content": content, **fields}) + "\n")
 
 
-async def main(quantity: str, postcode: str | None) -> None:
+async def main(quantity: str, postcode: str | None, hold_final: str | None) -> None:
     task = json.load(open(os.environ["CLAWREC_TASK"]))
     user = task["user"]
     log("user", task["instruction"])
@@ -47,6 +49,8 @@ async def main(quantity: str, postcode: str | None) -> None:
         await page.get_by_role("link", name="Continue").first.click()
         await page.wait_for_selector("#place-order")
         log("tool_call", {"click": "Place order"}, tool="click", final=True)  # the person Blocks what follows
+        while hold_final and not os.path.exists(hold_final):
+            await asyncio.sleep(0.05)
         await page.click("#place-order")
         await asyncio.sleep(30)  # the run ends when the interceptor catches the order (never reached)
 
@@ -54,5 +58,6 @@ async def main(quantity: str, postcode: str | None) -> None:
 ap = argparse.ArgumentParser()
 ap.add_argument("--quantity", default="2")
 ap.add_argument("--postcode")
+ap.add_argument("--hold-final")
 args = ap.parse_args()
-asyncio.run(main(args.quantity, args.postcode))
+asyncio.run(main(args.quantity, args.postcode, args.hold_final))
