@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.pipeline.helpers import jsonl, manifest, signup_cmd, spawn_cli
 from tests.pipeline.tinysite import TinySite, write_spec
+from tests.support.wait import wait_for
 
 
 def _child(parent: int, comm: str, timeout: float = 60) -> int:
@@ -28,13 +29,6 @@ def _child(parent: int, comm: str, timeout: float = 60) -> int:
     raise AssertionError(f"no child {comm} of {parent}")
 
 
-def _wait(cond, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
 def test_losing_ffmpeg_marks_the_video_failed_and_the_run_goes_on(tmp_path):
     run_dir, go = tmp_path / "run", tmp_path / "go"
     with TinySite() as site:
@@ -42,9 +36,9 @@ def test_losing_ffmpeg_marks_the_video_failed_and_the_run_goes_on(tmp_path):
         cmd = f"while [ ! -e {go} ]; do sleep 0.1; done; {signup_cmd()}"
         proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", cmd, "--run-dir", str(run_dir)])
         try:
-            _wait(lambda: list((run_dir / ".video-segments").glob("*.ts")), 60, "a video segment")
+            wait_for(lambda: list((run_dir / ".video-segments").glob("*.ts")), "a video segment", 60)
             agent_log = run_dir / "agent.jsonl"
-            _wait(lambda: agent_log.exists() and agent_log.stat().st_size > 0, 60, "the agent's start")
+            wait_for(lambda: agent_log.exists() and agent_log.stat().st_size > 0, "the agent's start", 60)
             os.kill(_child(proc.pid, "ffmpeg"), signal.SIGKILL)
             time.sleep(1.0)  # the recorder notices (0.25 s watch) while the agent still waits
             go.touch()
@@ -68,8 +62,8 @@ def test_browser_death_during_grace_ends_the_run_at_once(tmp_path):
         proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", signup_cmd("--linger", "120"),
                           "--headless", "--grace", "120", "--run-dir", str(run_dir)])
         try:
-            _wait(lambda: (run_dir / "interceptions.jsonl").exists()
-                  and (run_dir / "interceptions.jsonl").stat().st_size > 0, 90, "the catch")
+            wait_for(lambda: (run_dir / "interceptions.jsonl").exists()
+                     and (run_dir / "interceptions.jsonl").stat().st_size > 0, "the catch", 90)
             os.kill(_child(proc.pid, "chromium"), signal.SIGKILL)
             killed = time.monotonic()
             out, err = proc.communicate(timeout=60)

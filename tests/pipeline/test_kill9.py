@@ -10,19 +10,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from rundir.lock import LOCK
 from tests.pipeline.helpers import REPO, jsonl, manifest, signup_cmd, spawn_cli
 from tests.pipeline.tinysite import TinySite, write_spec
-
-
-def _wait(cond, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.1)
+from tests.support.wait import wait_for
 
 
 def _group_alive(pgid: int) -> bool:
@@ -50,10 +43,10 @@ def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_pat
         proc = spawn_cli([str(spec), "--agent", "command", "--agent-cmd", cmd, "--grace", "120",
                           "--run-dir", str(run_dir)])
         try:
-            _wait(lambda: (run_dir / "interceptions.jsonl").exists()
-                  and (run_dir / "interceptions.jsonl").stat().st_size > 0, 90, "the catch")
-            _wait(lambda: (tmp_path / "lingering").exists(), 60, "the agent to linger")
-            _wait(lambda: list((run_dir / ".video-segments").glob("*.ts")), 30, "a video segment")
+            wait_for(lambda: (run_dir / "interceptions.jsonl").exists()
+                     and (run_dir / "interceptions.jsonl").stat().st_size > 0, "the catch", 90)
+            wait_for(lambda: (tmp_path / "lingering").exists(), "the agent to linger", 60)
+            wait_for(lambda: list((run_dir / ".video-segments").glob("*.ts")), "a video segment", 30)
             task_file = Path(task_note.read_text().strip())
             assert task_file.is_file() and "alex@example.com" in task_file.read_text()  # the agent's task, in clear
         finally:
@@ -61,12 +54,12 @@ def test_kill_9_leaves_no_agent_and_the_next_judge_finalizes_and_refuses(tmp_pat
             proc.communicate(timeout=30)
         pgid = int(pid_file.read_text())
         try:
-            _wait(lambda: not _group_alive(pgid), 15, "the agent's process group to die")
+            wait_for(lambda: not _group_alive(pgid), "the agent's process group to die", 15)
         finally:
             if _group_alive(pgid):  # an orphan agent (the failure): ours to end
                 os.killpg(pgid, signal.SIGKILL)
         try:  # the task file (secrets in clear) does not outlive clawrec: the watchdog removes it
-            _wait(lambda: not task_file.exists(), 15, "the agent's task file to be removed")
+            wait_for(lambda: not task_file.exists(), "the agent's task file to be removed", 15)
         finally:
             task_file.unlink(missing_ok=True)
     assert manifest(run_dir)["status"] == "running" and (run_dir / LOCK).exists()

@@ -14,6 +14,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+from tests.support.wait import wait_for  # noqa: F401 (the record tests import it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,16 +57,6 @@ class StderrLines:
             assert self._proc.poll() is None, "\n".join(self.lines)
             time.sleep(0.1)
         raise AssertionError(f"no stderr line matching {pattern!r}:\n" + "\n".join(self.lines))
-
-
-def wait_for(check, what: str, timeout: float = 60):
-    """The first true value of `check()`, polled every 0.1 s (a condition, never a fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @contextmanager
