@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 
@@ -47,3 +49,15 @@ async def login(page: Any, base: str, email: str, password: str) -> None:
 def base_of(start_url: str) -> str:
     """The app's root URL (the spec's {sites.oscar})."""
     return start_url.split("/catalogue/")[0].split("/accounts/")[0].rstrip("/") + "/"
+
+
+@asynccontextmanager
+async def logged_in(doc: dict) -> AsyncIterator[tuple[Any, str, dict]]:
+    """(page, the app's root URL, the task's user) in the task's browser, logged in as the task's user."""
+    from playwright.async_api import async_playwright
+
+    base = base_of(doc["start_url"])
+    async with async_playwright() as p:
+        page = await first_page(p, doc["start_url"])
+        await login(page, base, doc["user"]["email"], doc["user"]["password"])
+        yield page, base, doc["user"]
