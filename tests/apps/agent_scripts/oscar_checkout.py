@@ -2,7 +2,7 @@
 does: product page → Add to basket → basket: quantity → Update → checkout as guest → shipping address → preview →
 Place order. `oscar_checkout.py [--quantity N] [--postcode P]`: a wrong value for the one-field-wrong runs;
 `--hold-final FILE`: after saying the next click is the final one, wait until FILE exists (the fail-closed test kills
-clawrec there), then click."""
+clawrec there), then click and say so."""
 
 import argparse
 import asyncio
@@ -51,7 +51,9 @@ async def main(quantity: str, postcode: str | None, hold_final: str | None) -> N
         log("tool_call", {"click": "Place order"}, tool="click", final=True)  # the person Blocks what follows
         while hold_final and not os.path.exists(hold_final):
             await asyncio.sleep(0.05)
-        await page.click("#place-order")
+        await page.click("#place-order", no_wait_after=bool(hold_final))
+        if hold_final:  # the fail-closed test kills a frozen clawrec once the order is on its way
+            log("tool_call", {"clicked": "Place order"}, tool="click")
         await asyncio.sleep(30)  # the run ends when the interceptor catches the order (never reached)
 
 
