@@ -4,7 +4,8 @@ scripted person, which says its next click is "Place order" and then waits (--ho
 - clawrec is SIGKILLed there, then the script may click: the watchdog ends the agent with the browser;
 - clawrec is frozen (SIGSTOP) there, the script clicks, so the Place-order POST sits paused in Chromium's Fetch
   with no interceptor to answer it, and then clawrec is SIGKILLed: the request dies with the browser (Chromium
-  continues paused requests of a client that goes away, so the browser must be dead first).
+  continues paused requests of a client that goes away, so the browser must be dead first). Its control: frozen the
+  same way and let go on, clawrec catches that very POST (it was on its way, not lost before the kill).
 
 Fail-closed means the order never reaches the shop: read from oscar's own instance folder after clawrec is dead (no
 order and no mail in its database while the basket line and the checkout's address, the earlier writes, are there;
@@ -29,7 +30,7 @@ from clawrec.apps.checks import run_checks
 from recorder.agent_log import INBOX
 from recorder.browser import find_chromium
 from rundir.records import read_jsonl
-from tests.pipeline.helpers import manifest, spawn_cli
+from tests.pipeline.helpers import jsonl, manifest, spawn_cli
 from tests.support.wait import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,27 +68,30 @@ def _try_lock(fh: Any) -> bool:
 
 
 def _run_to_the_final_click(tmp_path: Path, moment: str) -> tuple[Path, list[psutil.Process]]:
-    """`clawrec run` of the checkout, killed at the final click (`moment`: "killed" or "frozen" first); the run
-    directory and every process the run had started."""
+    """`clawrec run` of the checkout, killed at the final click (`moment`: "killed", or "frozen" first), or frozen
+    there and let go on ("resumed": the control); the run directory and every process the run had started."""
     find_chromium()  # raises: a loud failure, not a skip
     assert corpus.get("oscar").installed(), "oscar is not installed in .tools/apps: run `make apps`"
     run, go = tmp_path / "run", tmp_path / "click-now"
     proc = spawn_cli([str(SPEC), "--agent", "command", "--agent-cmd", f"{sys.executable} {AGENT} --hold-final {go}",
                       "--headless", "--no-judge", "--run-dir", str(run)], start_new_session=True)
     tree: list[psutil.Process] = []
+    resume = False
     try:
         wait_for(lambda: _said(run, "final") or proc.poll() is not None, "the script's final click", 180, 0.05)
         assert proc.poll() is None, proc.communicate()
         tree = psutil.Process(proc.pid).children(recursive=True)
         assert [p for p in tree if "chrom" in p.name().lower()], [p.name() for p in tree]
-        if moment == "frozen":
+        if moment in ("frozen", "resumed"):
             proc.send_signal(signal.SIGSTOP)  # the interceptor can answer nothing from now on
             go.touch()
             wait_for(lambda: _said(run, "clicked"), "the script's Place-order click", 60, 0.05)
             tree += [p for p in psutil.Process(proc.pid).children(recursive=True) if p not in tree]
+            resume = moment == "resumed"
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=30)
+        proc.send_signal(signal.SIGCONT if resume else signal.SIGKILL)
+        out, err = proc.communicate(timeout=180)
+    assert proc.returncode == (0 if resume else -signal.SIGKILL), err
     go.touch()  # "killed": the script clicks now, if the watchdog has not ended it yet
     try:
         wait_for(lambda: not _alive(tree), "every process of the run to die with clawrec", 20)
@@ -124,3 +128,14 @@ def test_kill_9_at_the_final_click_places_no_order(tmp_path, moment):
         {"postcode": "SW1A 1AA", "email": "sam@example.org"}], checks
     assert '"POST /basket/ HTTP/1.1" 200' in log and '"POST /checkout/shipping-address/ HTTP/1.1" 302' in log
     assert "POST /checkout/preview/" not in log  # the shop never saw "Place order"
+
+
+def test_the_frozen_click_was_on_its_way(tmp_path):
+    """The control of the "frozen" moment: clawrec let go on instead of killed catches the Place-order POST the
+    script sent while it was frozen (the request was paused in Chromium, not lost before the kill)."""
+    run, _ = _run_to_the_final_click(tmp_path, "resumed")
+    assert manifest(run)["status"] == "intercepted"
+    (catch,) = jsonl(run, "interceptions.jsonl")
+    assert catch["url"].endswith("/checkout/preview/") and catch["body"]["action"] == "place_order", catch
+    checks = {c["name"]: c for c in json.loads((run / "environment.json").read_text())["checks"]}
+    assert checks["no order placed"]["result"]["count"] == 0, checks
