@@ -20,6 +20,9 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.I)
 _B64 = re.compile(r"^[A-Za-z0-9+/_\-]{20,}={0,2}$")
 _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$")
+# a human-readable slug, maybe with its object's id (Django's "the-clockwork-garden_1"): words, not a token; in a URL
+# it names the object (a review of the wrong book is another slug), so it must be compared, never skipped
+_SLUG = re.compile(r"^[a-z]+(?:-[a-z]+)+(?:[_-]\d+)?$")
 
 
 def name_reason(path: str) -> str | None:
@@ -59,6 +62,8 @@ def value_reason(value: Any, path: str = "") -> str | None:
         return "timestamp"
     if re.fullmatch(r"\d{10}|\d{13}", s) and value_reason(int(s)):
         return "epoch timestamp"
+    if _SLUG.match(s):
+        return None
     if _B64.match(s) and re.search(r"[A-Za-z]", s) and re.search(r"\d", s) and not re.search(r"\s", s):
         return "long token-like value"
     return None

@@ -42,3 +42,5 @@ def test_volatile_recognition():
     assert value_reason(1798700042) == "epoch timestamp" and value_reason("2026-12-31T10:00:00Z") == "timestamp"
     assert value_reason("2026-12-31") is None and value_reason("alex@example.com") is None
     assert value_reason("c3ab8ff13720e8ad9047dd39466b3c89", "resume.sha256") is None  # file hashes must match
+    assert value_reason("the-clockwork-garden_1") is None and value_reason("small-boats-in-heavy-weather") is None
+    assert value_reason("Zx9-kQ2_vT7pLm4-Ws8rYb") == "long token-like value"  # a base64url token stays volatile
