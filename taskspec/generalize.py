@@ -18,9 +18,11 @@ from taskspec.volatile import reason as token_reason  # noqa: F401  (re-exported
 BEACON_WORDS = {"analytics", "collect", "track", "tracking", "telemetry", "beacon", "ping", "log", "logs",
                 "logging", "metrics", "rum", "pixel", "stats", "heartbeat", "csp-report", "sentry", "gtm",
                 "impression", "impressions", "pageview", "vitals"}
-# numeric ids, hex hashes (with a digit), uuids, long mixed-case tokens: path segments that differ between runs
+# numeric ids, hex hashes (with a digit), uuids, long mixed-case tokens: path segments that differ between runs; and
+# an object's slug with its id (Django's "the-clockwork-garden_1"): the object the submission is about, so a wrong
+# object is still caught (and the payload judge's endpoint check fails it) instead of reaching the site
 ID_SEGMENT = re.compile(r"\d+|(?=[a-fA-F]*\d)[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|"
-                        r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9_\-]{20,}")
+                        r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9_\-]{20,}|[a-z0-9]+(?:-[a-z0-9]+)*_\d+")
 GRAPHQL_SKIP = {"query", "extensions", "operationName"}
 
 
