@@ -4,6 +4,7 @@ instance), each a scripted `command` agent with its own arguments, headless, unj
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -30,3 +31,20 @@ def runs_at_once(app: str, spec: Path, agent: Path, runs: dict[str, list[str]], 
         out, _ = proc.communicate(timeout=240)
         assert proc.returncode == 0, f"{name}: {out}"
     return {name: base / name for name in runs}
+
+
+def assert_payload_verdict(run: Path, field: str | None, capsys) -> None:
+    """`clawrec judge RUN` (payload): PASS for a right run (`field` None), else FAIL on exactly one condition, the
+    one naming `field`, and the printed line says which."""
+    from clawrec.cli import main
+
+    assert main(["judge", str(run)]) == 0
+    verdict = json.loads((run / "verdict.json").read_text())
+    line = capsys.readouterr().out
+    if field is None:
+        assert verdict["verdict"] == "PASS", line
+        return
+    assert verdict["verdict"] == "FAIL", line
+    failed = [c for c in verdict["conditions"] if not c["met"]]
+    assert len(failed) == 1 and field in failed[0]["condition"], failed
+    assert f"field {field} equals" in line.lower(), line

@@ -52,7 +52,9 @@ def draft(spec: Path, folder: Path) -> Path:
     out = folder / spec.parent.name / spec.name  # same depth as specs/apps/NAME/: relative paths still resolve
     out.parent.mkdir(parents=True, exist_ok=True)
     for extra in spec.parent.iterdir():  # files the spec names (uploads, SOPs) resolve as from its own folder
-        if extra.is_file() and extra.suffix not in (".yaml", ".yml"):
+        if extra.is_dir():
+            shutil.copytree(extra, out.parent / extra.name, dirs_exist_ok=True)
+        elif extra.suffix not in (".yaml", ".yml"):
             shutil.copy2(extra, out.parent / extra.name)
     out.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     return out

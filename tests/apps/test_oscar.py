@@ -15,7 +15,7 @@ import pytest
 
 from clawrec.apps import corpus
 from clawrec.cli import main
-from tests.apps.app_runs import runs_at_once
+from tests.apps.app_runs import assert_payload_verdict, runs_at_once
 from tests.pipeline.helpers import jsonl, manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,16 +62,7 @@ def test_the_order_is_caught_and_never_reaches_the_shop(runs):
 
 @pytest.mark.parametrize("name,field", [("right", None), ("quantity", "form-0-quantity"), ("postcode", "postcode")])
 def test_the_payload_judge_reads_the_writes(runs, name, field, capsys):
-    assert main(["judge", str(runs[name])]) == 0
-    verdict = json.loads((runs[name] / "verdict.json").read_text())
-    line = capsys.readouterr().out
-    if field is None:
-        assert verdict["verdict"] == "PASS", line
-        return
-    assert verdict["verdict"] == "FAIL", line
-    failed = [c for c in verdict["conditions"] if not c["met"]]
-    assert len(failed) == 1 and field in failed[0]["condition"], failed
-    assert f"field {field} equals" in line
+    assert_payload_verdict(runs[name], field, capsys)
 
 
 def test_the_state_judge_names_the_wrong_value(runs, capsys):

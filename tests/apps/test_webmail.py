@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from clawrec.apps import corpus
-from clawrec.cli import main
-from tests.apps.app_runs import runs_at_once
+from tests.apps.app_runs import assert_payload_verdict, runs_at_once
 from tests.pipeline.helpers import jsonl, manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,12 +57,4 @@ def test_the_send_is_caught_and_never_reaches_the_mail_server(runs):
 
 @pytest.mark.parametrize("name,field", [("right", None), ("subject", "_subject")])
 def test_the_payload_judge_names_the_field(runs, name, field, capsys):
-    assert main(["judge", str(runs[name])]) == 0
-    verdict = json.loads((runs[name] / "verdict.json").read_text())
-    line = capsys.readouterr().out
-    if field is None:
-        assert verdict["verdict"] == "PASS", line
-        return
-    assert verdict["verdict"] == "FAIL", line
-    failed = [c for c in verdict["conditions"] if not c["met"]]
-    assert len(failed) == 1 and field in failed[0]["condition"], failed
+    assert_payload_verdict(runs[name], field, capsys)
