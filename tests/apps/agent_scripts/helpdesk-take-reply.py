@@ -1,6 +1,7 @@
 """helpdesk: a staff member logs in, takes "Charged twice in October" (owner sam, not public, Save: a POST to
 /tickets/<id>/update/ that is an earlier write the task needs), then replies publicly and saves: a second POST to the
-same URL, the final submission; only the fields tell them apart. `--comment TEXT`: a wrong reply."""
+same URL, the final submission; only the fields tell them apart. `--comment TEXT`: a wrong reply; `--internal`: the
+reply saved with Public off (annotate's rule lets it through: the finding in the spec's comment)."""
 
 import argparse
 import asyncio
@@ -24,7 +25,7 @@ async def take(page, owner: str) -> None:
     log("tool_call", {"took": owner}, tool="click")
 
 
-async def main(comment: str) -> None:
+async def main(comment: str, public: bool) -> None:
     task = read_task()
     async with async_playwright() as p:
         page = await first_page(p, task["start_url"])  # in `clawrec record` the task page is a second tab
@@ -32,10 +33,12 @@ async def main(comment: str) -> None:
         await open_ticket(page, "Charged twice in October")
         await take(page, task["user"]["username"])
         await page.wait_for_selector("#ticket-respond-form", state="attached")
-        await respond(page, comment=comment)
+        await respond(page, comment=comment, public=public)
         await asyncio.sleep(30)  # the run ends when the interceptor catches the reply (never reached)
 
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--comment", default=REPLY)
-asyncio.run(main(ap.parse_args().comment))
+ap.add_argument("--internal", action="store_true")
+args = ap.parse_args()
+asyncio.run(main(args.comment, not args.internal))
