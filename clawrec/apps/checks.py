@@ -4,7 +4,8 @@ its uploads. The Salesforce checks' twin (clawrec/environments/sf_checks.py): ea
 the SQL, or the mail/files selection in one line), which the state judge (evaluator/state_judge.py) reads as it
 reads SOQL checks; the same records serve the `at_catch` read (clawrec/environments/README.md).
 
-- `{sql: "SELECT …", count?: N, fields?: {column: value}}`: read-only on the app's SQLite database. A query whose
+- `{sql: "SELECT …", count?: N, fields?: {column: value}}`: read-only on the app's SQLite database (or, when the
+  manifest's database is a PostgreSQL cluster's PG_VERSION file, through psql on the running cluster: `_pg_sql`). A query whose
   select list starts with COUNT( counts as its single number (`SELECT COUNT(*) FROM order_order` → count N, no
   rows); any other query's count is its number of rows, each row a {column: value} record.
 - `{mail: {to?, subject?, body?}, count?, fields?}`: the messages the app sent (one .eml file each), those whose
@@ -16,10 +17,14 @@ reads SOQL checks; the same records serve the `at_catch` read (clawrec/environme
 
 from __future__ import annotations
 
+import csv
 import email
 import email.policy
+import io
+import os
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,22 @@ def _sql(database: Path, sql: str) -> dict[str, Any]:
     if COUNT_QUERY.match(sql) and len(rows) == 1 and len(rows[0].keys()) == 1:
         return {"count": int(rows[0][0] or 0), "records": []}
     return {"count": len(rows), "records": [dict(r) for r in rows[:MAX_ROWS]]}
+
+
+def _pg_sql(cluster: Path, sql: str) -> dict[str, Any]:
+    """The query in a read-only transaction on the instance's running cluster (misago): its port is line 4 of
+    postmaster.pid, the user and database are named in the cluster's clawrec-db file (written by the app's setup)."""
+    port = (cluster / "postmaster.pid").read_text().splitlines()[3].strip()
+    name = (cluster / "clawrec-db").read_text().strip()
+    env = {**os.environ, "PGOPTIONS": "-c default_transaction_read_only=on"}
+    done = subprocess.run(["psql", "-X", "-q", "--csv", "-h", "127.0.0.1", "-p", port, "-U", name, "-d", name,
+                           "-v", "ON_ERROR_STOP=1", "-c", sql], capture_output=True, text=True, env=env, timeout=30)
+    if done.returncode:
+        raise ValueError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"psql exit {done.returncode}")
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    if COUNT_QUERY.match(sql) and len(rows) == 1 and len(rows[0]) == 1:
+        return {"count": int(next(iter(rows[0].values())) or 0), "records": []}
+    return {"count": len(rows), "records": rows[:MAX_ROWS]}
 
 
 def read_mail(folder: Path) -> list[dict[str, Any]]:
@@ -85,12 +106,14 @@ def run_checks(checks: list[dict[str, Any]], data: Path, database: str, mail: st
                                  "expect": {k: check[k] for k in ("count", "fields") if k in check}}
         try:
             if kind == "sql":
-                entry["result"] = _sql(data / database, str(check["sql"]))
+                db = data / database
+                entry["result"] = (_pg_sql(db.parent, str(check["sql"])) if db.name == "PG_VERSION"
+                                   else _sql(db, str(check["sql"])))
             elif kind == "mail":
                 entry["result"] = _mail(data / (mail or "mail"), dict(check["mail"] or {}))
             else:
                 entry["result"] = _files(data / (uploads or "media"), str(check["files"]))
-        except (sqlite3.Error, OSError, ValueError) as exc:
+        except (sqlite3.Error, OSError, ValueError, subprocess.SubprocessError) as exc:
             entry["error"] = f"{kind}: {exc}"
         out.append(entry)
     return out
