@@ -13,8 +13,8 @@ openclaw:
 agents:  # browser-use (own venv), Claude Code, Codex, Playwright MCP into .tools/
 	@bash scripts/setup.sh agents
 
-apps: setup  # the real applications of apps/ (pinned, each in its own venv) into .tools/apps; a second run installs nothing
-	@$(CLAWREC) apps install
+apps: setup  # the real applications of apps/ (pinned, each in its own venv) into .tools/apps; a second run installs nothing; APPS=pretix installs opt-in ones
+	@$(CLAWREC) apps install $(APPS)
 
 demo: setup
 	@bash scripts/demo.sh

@@ -49,6 +49,8 @@ class AppDef:
     start: tuple[tuple[str, ...], ...] = ()
     url: str = ""
     env: tuple[tuple[str, str], ...] = ()
+    # false: opt-in (a long install, e.g. pretix): `apps install NAME` / `make apps APPS=NAME`, not a bare `apps install`
+    default: bool = True
 
     @property
     def root(self) -> Path:
@@ -101,7 +103,15 @@ def _load(path: Path) -> AppDef:
                   start_path=str(doc.get("start_path", "/")), source=path.parent,
                   apt=tuple(str(p) for p in doc.get("apt", [])), ports=tuple(str(p) for p in doc.get("ports", [])),
                   start=tuple(tuple(str(a) for a in cmd) for cmd in doc.get("start", [])),
-                  url=str(doc.get("url", "")), env=tuple((str(k), str(v)) for k, v in doc.get("env", {}).items()))
+                  url=str(doc.get("url", "")), env=tuple((str(k), str(v)) for k, v in doc.get("env", {}).items()),
+                  default=_flag(doc, "default", path))
+
+
+def _flag(doc: dict, key: str, path: Path) -> bool:
+    value = doc.get(key, True)
+    if not isinstance(value, bool):
+        raise UsageError(f"{path}: {key}: must be true or false")
+    return value
 
 
 def apps() -> dict[str, AppDef]:
@@ -111,6 +121,11 @@ def apps() -> dict[str, AppDef]:
         app = _load(path)
         found[app.name] = app
     return found
+
+
+def defaults() -> list[AppDef]:
+    """The apps a bare `apps install` (and `make apps`) installs: all but the opt-in ones ("default": false)."""
+    return [app for app in apps().values() if app.default]
 
 
 def get(name: str) -> AppDef:

@@ -41,8 +41,8 @@ def list_apps(as_json: bool) -> int:
 @apps.command("install")
 @click.argument("names", nargs=-1)
 def install(names: tuple[str, ...]) -> int:
-    """Install NAMES (default: every app) into .tools/apps unless already installed."""
-    chosen = [corpus.get(n) for n in names] if names else list(corpus.apps().values())
+    """Install NAMES (default: every app not marked "default": false) into .tools/apps unless already installed."""
+    chosen = [corpus.get(n) for n in names] if names else corpus.defaults()
     for app in chosen:
         install_app(app, say=lambda msg: click.echo(msg, err=True))
     return 0

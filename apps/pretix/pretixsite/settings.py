@@ -3,10 +3,12 @@
 Why SQLite: pretix supports it for small installs, and a one-file database is what makes a reset a file copy
 (< 2 s) and lets a task's checks read the app's own tables. No Redis, no Celery broker: pretix then runs its tasks
 (the order, the confirmation mail) synchronously in the request. All state lives under $CLAWREC_APP_DATA; sent
-mail is written as one .eml per message (pretixsite/mail.py) into DATA/mail, which the `mail:` checks read.
+mail is written as one .eml per message by oscar's backend (apps/oscar/shop/mail.py, shared, not copied) into
+DATA/mail, which the `mail:` checks read.
 """
 
 import os
+import sys
 from pathlib import Path
 
 DATA = Path(os.environ.get("CLAWREC_APP_DATA", Path(__file__).resolve().parent.parent / "data"))
@@ -23,6 +25,11 @@ from pretix.settings import *  # noqa: E402,F401,F403  (pretix's documented way:
 DEBUG = os.environ.get("CLAWREC_APP_DEBUG") == "1"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 INSTALLED_APPS = INSTALLED_APPS + ["pretixsite"]  # noqa: F405  (the seed command)
-EMAIL_BACKEND = "pretixsite.mail.EmlFileBackend"
+sys.path.append(str(Path(__file__).resolve().parents[2] / "oscar"))  # shop.mail: the one .eml backend of apps/
+EMAIL_BACKEND = "shop.mail.EmlFileBackend"
 EMAIL_FILE_PATH = str(DATA / "mail")
 MEDIA_ROOT = str(DATA / "media")
+
+if "migrate" in sys.argv:  # install only: ~350 migrations, each SQLite table remake fsynced; the snapshot is a copy
+    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}),  # noqa: F405
+                                       "init_command": "PRAGMA synchronous=OFF; PRAGMA journal_mode=MEMORY;"}
