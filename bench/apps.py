@@ -7,7 +7,13 @@
   run and each one-field-wrong run; CLAWREC_BENCH_APPS=name,name limits the apps):
   `clawrec run` headless, then the payload and the state judge: interception recall of the right agent, the
   final submission's side effects (the checks named "no …" must hold at the catch and at the end), right PASS
-  and wrong FAIL naming the field (the payload judge's accuracy).
+  and wrong FAIL naming the field (the payload judge's accuracy);
+- the frozen web on each task: the right run is archived (`--archive`), every run is replayed offline from it
+  (`--site-from`, the app receives nothing) and its payload verdict compared with the live one; what the archive
+  could not answer (misses: method, URL) is listed; state verdicts are live-only (the app's DB never sees a replay);
+- annotate picks the final submission: the committed reference (runs/reference/<id>/) re-annotated with
+  `clawrec annotate RUN --from-spec SPEC` into a temp file; its intercept rules must match the same requests of the
+  reference as the committed spec's (the final one, not the basket/draft POST).
 """
 
 from __future__ import annotations
@@ -58,11 +64,11 @@ def _times(app: Any, starts: int, resets: int) -> dict[str, Any]:
             "start_goal_met": statistics.median(start_s) <= 10, "reset_goal_met": statistics.median(reset_s) <= 2}
 
 
-def _run(spec: Path, script: str, extra: list[str], run_dir: Path) -> dict[str, Any]:
+def _run(spec: Path, script: str, extra: list[str], run_dir: Path, site: list[str] | None = None) -> dict[str, Any]:
     cmd = " ".join([sys.executable, str(SCRIPTS / script), *(f"'{a}'" for a in extra)])
     t = time.monotonic()
     subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", cmd,
-                    "--headless", "--no-judge", "--no-video", "--run-dir", str(run_dir)], cwd=ROOT,
+                    "--headless", "--no-judge", "--no-video", "--run-dir", str(run_dir), *(site or [])], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - t
     manifest = json.loads((run_dir / "manifest.json").read_text())
@@ -77,7 +83,45 @@ def _run(spec: Path, script: str, extra: list[str], run_dir: Path) -> dict[str, 
     side = [c for c in env.get("checks", []) + (env.get("at_catch") or {}).get("checks", [])
             if str(c.get("name", "")).startswith("no ")]
     return {"status": manifest.get("status"), "wall_s": round(wall, 1), "verdicts": verdicts,
-            "side_effects": sum(not _holds(c) for c in side)}
+            "side_effects": sum(not _holds(c) for c in side), "site": manifest.get("site") or {}}
+
+
+def _misses(run_dir: Path) -> list[str]:
+    """What the archive could not answer in a replay (replay.jsonl's misses), e.g. a POST whose answer was not
+    recorded; each "METHOD URL" once."""
+    path = run_dir / "replay.jsonl"
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
+    return sorted({f"{r['method']} {r['url']}" for r in lines if r.get("tier") == "miss"})
+
+
+def _matched(spec_path: Path, reference: Path) -> list[str]:
+    """Where the spec's intercept rules match in the reference run (taskspec.spec_runs, check-spec's matcher)."""
+    from clawrec.taskfile import expand_sites
+    from taskspec.load import load_spec
+    from taskspec.spec_runs import check_run, for_run, load_runs
+
+    spec = load_spec(str(spec_path))
+    (run, role), = load_runs([(reference, "reference")])
+    return sorted(h.where for h in check_run(for_run(spec, run, expand_sites), run, role).hits)
+
+
+def annotate_picks(spec: Path, tmp: Path) -> dict[str, Any]:
+    """Re-annotate the task's committed reference into `tmp` and compare which reference requests its rules match
+    with the committed spec's: the same ones = annotate picked the same final submission."""
+    reference = ROOT / "runs" / "reference" / spec.stem
+    if not (reference / "manifest.json").is_file():
+        return {"skipped": f"no reference at {reference.relative_to(ROOT)}"}
+    out = tmp / f"{spec.stem}.yaml"
+    proc = subprocess.run([sys.executable, "-m", "clawrec.cli", "annotate", str(reference), "--from-spec", str(spec),
+                           "--out", str(out), "--force"], cwd=ROOT, capture_output=True, text=True, check=False)
+    if not out.is_file():
+        return {"same_request": False, "error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
+    try:
+        committed, annotated = _matched(spec, reference), _matched(out, reference)
+    except Exception as exc:  # a spec the matcher cannot read: the finding itself
+        return {"same_request": False, "error": f"{type(exc).__name__}: {exc}"}
+    return {"same_request": bool(committed) and committed == annotated, "committed": committed,
+            "annotated": annotated, "annotate_exit": proc.returncode}
 
 
 def _holds(check: dict[str, Any]) -> bool:
@@ -98,7 +142,8 @@ def run(out: Path) -> dict[str, Any]:
     starts = int(os.environ.get("CLAWREC_BENCH_APPS_STARTS", 5))
     resets = int(os.environ.get("CLAWREC_BENCH_APPS_RESETS", 20))
     report: dict[str, Any] = {}
-    totals = {"right_runs": 0, "caught": 0, "side_effects": 0, "judged": 0, "judged_right": 0}
+    totals = {"right_runs": 0, "caught": 0, "side_effects": 0, "judged": 0, "judged_right": 0, "replayed": 0,
+              "replay_same_verdict": 0, "annotated": 0, "annotate_same_request": 0}
     only = [n for n in os.environ.get("CLAWREC_BENCH_APPS", "").split(",") if n]
     for name, app in corpus.apps().items():
         if only and name not in only:
@@ -114,8 +159,15 @@ def run(out: Path) -> dict[str, Any]:
                 continue
             script, variants = found
             task: dict[str, Any] = {}
-            for variant, (extra, field, right) in variants.items():
-                res = _run(spec, script, extra, out / f"{spec.stem}-{variant}-{time.monotonic_ns()}")
+            picks = annotate_picks(spec, out)
+            task["annotate"] = picks
+            totals["annotated"] += "same_request" in picks
+            totals["annotate_same_request"] += bool(picks.get("same_request"))
+            archived: Path | None = None
+            for variant, (extra, field, right) in sorted(variants.items(), key=lambda v: not v[1][2]):  # right first
+                run_dir = out / f"{spec.stem}-{variant}-{time.monotonic_ns()}"
+                res = _run(spec, script, extra, run_dir, ["--archive"] if right else None)
+                archived = run_dir if right else archived
                 payload = res["verdicts"]["payload"]
                 failed = [c["condition"] for c in payload.get("conditions", []) if not c.get("met")]
                 res["judge_right"] = payload.get("verdict") == "PASS" if right else \
@@ -126,9 +178,27 @@ def run(out: Path) -> dict[str, Any]:
                 totals["side_effects"] += res["side_effects"]
                 totals["judged"] += 1
                 totals["judged_right"] += bool(res["judge_right"])
+                if archived is not None:
+                    res["replay"] = _replay(spec, script, extra, archived, out, variant, res["verdicts"]["payload"])
+                    totals["replayed"] += 1
+                    totals["replay_same_verdict"] += bool(res["replay"]["same_verdict"])
                 task[variant] = res
             entry["tasks"][spec.stem] = task
         report[name] = entry
     report["overall"] = {**totals, "interception_recall": round(totals["caught"] / max(1, totals["right_runs"]), 3),
-                         "payload_judge_accuracy": round(totals["judged_right"] / max(1, totals["judged"]), 3)}
+                         "payload_judge_accuracy": round(totals["judged_right"] / max(1, totals["judged"]), 3),
+                         "replay_same_verdict_rate": round(totals["replay_same_verdict"] / max(1, totals["replayed"]), 3)}
     return report
+
+
+def _replay(spec: Path, script: str, extra: list[str], archived: Path, out: Path, variant: str,
+            live_verdict: str | None) -> dict[str, Any]:
+    """The run replayed offline from the right run's archive: its payload verdict against the live one, and what the
+    archive could not answer (a state-dependent answer the archive lacks is a miss, listed)."""
+    run_dir = out / f"{spec.stem}-{variant}-replay-{time.monotonic_ns()}"
+    res = _run(spec, script, extra, run_dir, ["--site-from", str(archived)])
+    site = res["site"]
+    verdict = res["verdicts"]["payload"].get("verdict")
+    return {"status": res["status"], "verdict": verdict, "live_verdict": live_verdict,
+            "same_verdict": verdict == live_verdict and verdict in ("PASS", "FAIL"), "misses": _misses(run_dir),
+            "live_requests": site.get("live_requests"), "hit_rate": site.get("hit_rate"), "wall_s": res["wall_s"]}
