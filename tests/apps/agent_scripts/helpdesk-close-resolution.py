@@ -5,23 +5,11 @@ resolution, picks Closed and saves: the respond form's POST to /tickets/<id>/upd
 import argparse
 import asyncio
 
-from helpdesk_common import open_ticket, respond, staff_login
-from oscar_common import first_page, task as read_task
-from playwright.async_api import async_playwright
+from helpdesk_common import staff_respond
 
 RESOLUTION = "Fixed: the pricing page now says annual. Thank you for telling us."
 
-
-async def main(status: str) -> None:
-    task = read_task()
-    async with async_playwright() as p:
-        page = await first_page(p, task["start_url"])  # in `clawrec record` the task page is a second tab
-        await staff_login(page, task["user"])
-        await open_ticket(page, "Typo on the pricing page")
-        await respond(page, comment=RESOLUTION, status=status)
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the close (never reached)
-
-
 ap = argparse.ArgumentParser()
 ap.add_argument("--status", default="4")
-asyncio.run(main(ap.parse_args().status))
+args = ap.parse_args()
+asyncio.run(staff_respond("Typo on the pricing page", comment=RESOLUTION, status=args.status))

@@ -5,23 +5,11 @@ unticks Public, sets Priority to Critical under "Update ticket details" and save
 import argparse
 import asyncio
 
-from helpdesk_common import open_ticket, respond, staff_login
-from oscar_common import first_page, task as read_task
-from playwright.async_api import async_playwright
+from helpdesk_common import staff_respond
 
 NOTE = "Affects every customer who logs in; raising to critical."
 
-
-async def main(priority: str) -> None:
-    task = read_task()
-    async with async_playwright() as p:
-        page = await first_page(p, task["start_url"])  # in `clawrec record` the task page is a second tab
-        await staff_login(page, task["user"])
-        await open_ticket(page, "Login page times out")
-        await respond(page, comment=NOTE, public=False, priority=priority)
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the update (never reached)
-
-
 ap = argparse.ArgumentParser()
 ap.add_argument("--priority", default="1")
-asyncio.run(main(ap.parse_args().priority))
+args = ap.parse_args()
+asyncio.run(staff_respond("Login page times out", comment=NOTE, public=False, priority=args.priority))

@@ -4,9 +4,11 @@ carries a reply, a new status, the owner, the priority and the title: the tasks 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from oscar_common import log
+from oscar_common import first_page, log, task as read_task
+from playwright.async_api import async_playwright
 
 
 async def staff_login(page: Any, user: dict) -> None:
@@ -44,3 +46,15 @@ async def respond(page: Any, *, comment: str = "", status: str | None = None, pu
             await page.select_option("#id_priority", value=priority)
     log("tool_call", {"click": "Save"}, tool="click", final=True)  # the person Blocks what follows
     await page.click("#ticket-respond-form button[type=submit]")
+
+
+async def staff_respond(title: str, **fields: Any) -> None:
+    """The whole of a one-update task: log in, open the ticket `title`, fill the respond form with `fields` (as
+    `respond`) and Save; the run ends when the interceptor catches the update (the sleep is never reached)."""
+    task = read_task()
+    async with async_playwright() as p:
+        page = await first_page(p, task["start_url"])  # in `clawrec record` the task page is a second tab
+        await staff_login(page, task["user"])
+        await open_ticket(page, title)
+        await respond(page, **fields)
+        await asyncio.sleep(30)
