@@ -35,11 +35,17 @@ async def send(page: Any) -> None:
     await page.get_by_role("button", name="Send").first.click()
 
 
-async def open_compose(p: Any) -> tuple[Any, dict]:
-    """Log in from the start page and open Compose (the Compose button's link: headless, its JS may lag)."""
+async def logged_in(p: Any) -> tuple[Any, str, dict]:
+    """Log in from the task's start page: (page, base URL, the spec's user)."""
     doc = task()
     base = doc["start_url"]
     page = await first_page(p, base)
     await login(page, base, doc["user"]["username"], doc["user"]["password"])
+    return page, base, doc["user"]
+
+
+async def open_compose(p: Any) -> tuple[Any, dict]:
+    """Log in and open Compose (the Compose button's link: headless, its JS may lag)."""
+    page, base, user = await logged_in(p)
     await page.goto(base + "?_task=mail&_action=compose")
-    return page, doc["user"]
+    return page, user
