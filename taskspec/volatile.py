@@ -23,6 +23,9 @@ _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{
 # a human-readable slug, maybe with its object's id (Django's "the-clockwork-garden_1"): words, not a token; in a URL
 # it names the object (a review of the wrong book is another slug), so it must be compared, never skipped
 _SLUG = re.compile(r"^[a-z]+(?:-[a-z]+)+(?:[_-]\d+)?$")
+# a Draft.js block's key (a rich-text editor's JSON: Wagtail's RichTextField posts {"blocks": [{"key": "sz6dh", ...}]}):
+# random each time the editor loads, so two right runs never share it; the block's text and type are compared
+_DRAFTJS_KEY = re.compile(r"(^|\.)blocks\.\d+\.key$")
 
 
 def name_reason(path: str) -> str | None:
@@ -33,6 +36,8 @@ def name_reason(path: str) -> str | None:
         return f"CSRF token {leaf!r}"
     if _NAME.search(leaf):
         return f"token-like name {leaf!r}"
+    if _DRAFTJS_KEY.search(path):
+        return "Draft.js block key (random per editor load)"
     return None
 
 

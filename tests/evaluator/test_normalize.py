@@ -37,6 +37,7 @@ def test_different(a, b):
 def test_volatile_recognition():
     assert name_reason("csrf_token") and name_reason("form._wpnonce") and name_reason("request_id")
     assert not name_reason("email") and not name_reason("state") and not name_reason("destination")
+    assert name_reason("body.blocks.0.key") and not name_reason("body.blocks.0.text")  # Draft.js (wagtail)
     assert value_reason("6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b") == "uuid"
     assert value_reason("c3ab8ff13720e8ad9047dd39466b3c89") == "long hex value"
     assert value_reason(1798700042) == "epoch timestamp" and value_reason("2026-12-31T10:00:00Z") == "timestamp"
