@@ -1,0 +1,35 @@
+"""webmail: log in, open Sam's invoice e-mail, Forward (inline), type To and a note above the forwarded text, Send.
+`--to A`: a wrong recipient for the one-field-wrong run."""
+
+import argparse
+import asyncio
+
+from oscar_common import log
+from playwright.async_api import async_playwright
+from webmail_common import fill_compose, logged_in, send
+
+
+async def main(to: str | None) -> None:
+    async with async_playwright() as p:
+        page, _, user = await logged_in(p)
+        await page.get_by_text("Invoice 2231 from Rivera Design").first.dblclick()  # the list row opens it
+        await page.wait_for_url("**_action=show**")
+        log("tool_call", {"opened": "Invoice 2231"}, tool="click")
+        forward = page.locator("a.forward").first
+        if await forward.is_visible():
+            await forward.click()
+        else:  # the toolbar folded away (narrow window): the command the Forward button runs
+            await page.evaluate("rcmail.command('forward')")
+        await page.wait_for_url("**_action=compose**")
+        await fill_compose(page, to or user["to"], None, None)
+        body = page.locator("#composebody")
+        await body.press("Control+Home")
+        await body.type(user["note"] + "\n")
+        log("tool_call", {"typed": "note"}, tool="type")
+        await send(page)
+        await asyncio.sleep(30)
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--to")
+asyncio.run(main(ap.parse_args().to))
