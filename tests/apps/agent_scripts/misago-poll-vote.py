@@ -5,16 +5,14 @@ a bare list of choice hashes (no earlier write but the sign-in). `--choice LABEL
 import argparse
 import asyncio
 
-from misago_common import log, signed_in
+from misago_common import final_click, signed_in
 
 
 async def main(choice: str) -> None:
     async with signed_in() as (page, task):
         await page.click("text=Next meetup: pick a date")
         await page.locator(f".poll-select-choice button:has-text('{choice}')").click()
-        log("tool_call", {"click": "Save your vote"}, tool="click", final=True)  # the person Blocks what follows
-        await page.click("button[type=submit]:has-text('Save your vote')")
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the vote (never reached)
+        await final_click(page.locator("button[type=submit]:has-text('Save your vote')"), "Save your vote")
 
 
 ap = argparse.ArgumentParser()

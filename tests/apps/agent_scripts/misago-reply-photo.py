@@ -6,7 +6,7 @@ attachment's id. `--text T`: a wrong reply for the one-field-wrong run."""
 import argparse
 import asyncio
 
-from misago_common import log, signed_in
+from misago_common import final_click, log, signed_in
 
 REPLY = "Went up the north loop on Saturday: clear skies from the ridge. Photo attached."
 
@@ -22,9 +22,7 @@ async def main(text: str) -> None:
             await (await chooser.value).set_files(task["files"][0])
         log("tool_call", {"uploaded": task["files"][0]}, tool="upload")
         await page.wait_for_selector(".markup-editor-attachment, .editor-attachment, li:has-text('north-loop.png')")
-        log("tool_call", {"click": "Post reply"}, tool="click", final=True)  # the person Blocks what follows
-        await page.click("button[type=submit]:has-text('Post reply')")
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the reply (never reached)
+        await final_click(page.locator("button[type=submit]:has-text('Post reply')"), "Post reply")
 
 
 ap = argparse.ArgumentParser()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -30,3 +31,11 @@ async def signed_in() -> AsyncIterator[tuple[Any, dict]]:
         page = await first_page(p, doc["start_url"])
         await sign_in(page, doc["user"]["username"], doc["user"]["password"])
         yield page, doc
+
+
+async def final_click(target: Any, what: str) -> None:
+    """Log `final: true` (the scripted person Blocks what follows), click `target` (a locator), then wait: the run
+    ends when the interceptor catches the request the click sends (the sleep's end is never reached)."""
+    log("tool_call", {"click": what}, tool="click", final=True)
+    await target.click()
+    await asyncio.sleep(30)
