@@ -6,21 +6,13 @@ import asyncio
 
 from oscar_common import log
 from playwright.async_api import async_playwright
-from webmail_common import fill_compose, logged_in, send
+from webmail_common import fill_compose, logged_in, open_and_press, send
 
 
 async def main(to: str | None) -> None:
     async with async_playwright() as p:
         page, _, user = await logged_in(p)
-        await page.get_by_text("Invoice 2231 from Rivera Design").first.dblclick()  # the list row opens it
-        await page.wait_for_url("**_action=show**")
-        log("tool_call", {"opened": "Invoice 2231"}, tool="click")
-        forward = page.locator("a.forward").first
-        if await forward.is_visible():
-            await forward.click()
-        else:  # the toolbar folded away (narrow window): the command the Forward button runs
-            await page.evaluate("rcmail.command('forward')")
-        await page.wait_for_url("**_action=compose**")
+        await open_and_press(page, "Invoice 2231 from Rivera Design", "forward")
         await fill_compose(page, to or user["to"], None, None)
         body = page.locator("#composebody")
         await body.press("Control+Home")

@@ -49,3 +49,17 @@ async def open_compose(p: Any) -> tuple[Any, dict]:
     page, base, user = await logged_in(p)
     await page.goto(base + "?_task=mail&_action=compose")
     return page, user
+
+
+async def open_and_press(page: Any, subject: str, command: str) -> None:
+    """Open the inbox message with this subject (double-click its row) and press the toolbar button that runs
+    `command` (reply, forward); when the toolbar folded away (narrow window), run the command the button runs."""
+    await page.get_by_text(subject).first.dblclick()
+    await page.wait_for_url("**_action=show**")
+    log("tool_call", {"opened": subject}, tool="click")
+    button = page.locator(f"a.{command}:not(.all)").first
+    if await button.is_visible():
+        await button.click()
+    else:
+        await page.evaluate(f"rcmail.command('{command}')")
+    await page.wait_for_url("**_action=compose**")
