@@ -5,6 +5,7 @@ from the query and the body), and the same-path key the nearest-URL tier searche
 from __future__ import annotations
 
 import json
+import re
 from io import BytesIO
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit
@@ -14,6 +15,9 @@ from cdxj_indexer.postquery import append_method_query
 
 CACHE_BUSTERS = frozenset({"_", "ts", "timestamp", "cb", "t", "nocache", "cachebuster", "rnd", "rand"})
 BODY_METHODS = ("POST", "PUT", "PATCH")
+# A query value holding the page's clock in ms (Roundcube's `_unlock=loading1795916065827`) is a cache-buster under
+# any name: a replay's clock has moved on, so its draft-save POST missed and the send lost its draft id.
+EPOCH_MS = re.compile(r"(?<!\d)1\d{12}(?!\d)")
 
 
 def exact_key(method: str, url: str, body: bytes) -> tuple[str, str, bytes]:
@@ -99,7 +103,8 @@ def normalized_key(method: str, url: str, content_type: str, body: bytes,
     """(method, scheme://host/path, query without cache-busters/volatile fields, body without volatile fields)."""
     ignore = CACHE_BUSTERS | volatile
     parts = urlsplit(url)
-    query = urlencode(_drop(parse_qsl(parts.query, keep_blank_values=True), ignore))
+    pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not EPOCH_MS.search(v)]
+    query = urlencode(_drop(pairs, ignore))
     return (method.upper(), f"{parts.scheme}://{parts.netloc}{parts.path}", query,
             normalized_body(body, content_type, volatile))
 
