@@ -4,9 +4,8 @@
 import argparse
 import asyncio
 
-from oscar_common import log
 from playwright.async_api import async_playwright
-from webmail_common import fill_compose, logged_in, open_and_press, send
+from webmail_common import fill_compose, logged_in, open_and_press, send, type_above
 
 
 async def main(to: str | None) -> None:
@@ -14,10 +13,7 @@ async def main(to: str | None) -> None:
         page, _, user = await logged_in(p)
         await open_and_press(page, "Invoice 2231 from Rivera Design", "forward")
         await fill_compose(page, to or user["to"], None, None)
-        body = page.locator("#composebody")
-        await body.press("Control+Home")
-        await body.type(user["note"] + "\n")
-        log("tool_call", {"typed": "note"}, tool="type")
+        await type_above(page, user["note"] + "\n")
         await send(page)
         await asyncio.sleep(30)
 

@@ -63,3 +63,11 @@ async def open_and_press(page: Any, subject: str, command: str) -> None:
     else:
         await page.evaluate(f"rcmail.command('{command}')")
     await page.wait_for_url("**_action=compose**")
+
+
+async def type_above(page: Any, text: str) -> None:
+    """Type `text` at the top of the plain-text body, above what Roundcube put there (forwarded text, signature)."""
+    body = page.locator("#composebody")
+    await body.press("Control+Home")
+    await body.type(text)
+    log("tool_call", {"typed": text}, tool="type")
