@@ -1,5 +1,6 @@
 """webmail: log in, Settings > Identities, set the signature and Save (the earlier write), then Compose, type the
-text above the signature, Send. `--signature S`: a wrong signature for the one-field-wrong run."""
+text above the signature, Send. `--subject S`: a wrong subject for the one-field-wrong run; `--signature S`: a wrong
+signature (fails twice: the identity save's _signature and the send's _message)."""
 
 import argparse
 import asyncio
@@ -9,7 +10,7 @@ from playwright.async_api import async_playwright
 from webmail_common import fill_compose, logged_in, send, type_above
 
 
-async def main(signature: str | None) -> None:
+async def main(signature: str | None, subject: str | None) -> None:
     async with async_playwright() as p:
         page, base, user = await logged_in(p)
         await page.goto(base + "?_task=settings&_action=identities")
@@ -26,7 +27,7 @@ async def main(signature: str | None) -> None:
                 await frame.locator("body").evaluate("() => rcmail.command('save')")
         await asyncio.sleep(1)
         await page.goto(base + "?_task=mail&_action=compose")
-        await fill_compose(page, user["to"], user["subject"], None)
+        await fill_compose(page, user["to"], subject or user["subject"], None)
         await type_above(page, user["body"])
         await send(page)
         await asyncio.sleep(30)
@@ -34,4 +35,6 @@ async def main(signature: str | None) -> None:
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--signature")
-asyncio.run(main(ap.parse_args().signature))
+ap.add_argument("--subject")
+args = ap.parse_args()
+asyncio.run(main(args.signature, args.subject))
