@@ -58,6 +58,10 @@ WAGTAILADMIN_BASE_URL = "http://127.0.0.1"
 WAGTAILSEARCH_BACKENDS = {"default": {"BACKEND": "wagtail.search.backends.database"}}
 WAGTAIL_ENABLE_UPDATE_CHECK = False  # no traffic off loopback
 WAGTAIL_ENABLE_WHATS_NEW_BANNER = False
+WAGTAIL_GRAVATAR_PROVIDER_URL = None  # the admin asked www.gravatar.com for avatars: loopback only
+# Wagtail 8 autosaves the edit form every 500 ms (a multipart POST to the edit URL, a revision each): one raced the
+# "Save draft" redirect and saved the old title over the draft, and one sent mid-click kept Publish from being sent
+WAGTAIL_AUTOSAVE_INTERVAL = 0
 WAGTAILADMIN_COMMENTS_ENABLED = False
 LOGGING = {"version": 1, "disable_existing_loggers": False,
            "handlers": {"console": {"class": "logging.StreamHandler"}},

@@ -1,0 +1,31 @@
+"""wagtail: an editor retitles the blog post "A winter soup", saves a draft (an earlier write: one more revision,
+the live page unchanged), then publishes from the same edit form (the same URL; Publish adds `action-publish`).
+`--title T`: a wrong title (typed before the draft: any edit after the draft starts Wagtail 8's autosave, whose
+multipart POST to the same URL raced the Publish click, which was then never sent)."""
+
+import argparse
+import asyncio
+
+from oscar_common import log, task as read_task
+from wagtail_common import editor, publish
+
+
+async def main(title: str) -> None:
+    doc = read_task()
+    async with editor(doc) as (page, base):
+        await page.goto(base + "admin/pages/4/")  # the Blog index's children in the page explorer
+        async with page.expect_navigation():
+            await page.click("a:has-text('A winter soup')")
+        await page.wait_for_selector("#id_title")
+        await page.fill("#id_title", title)
+        log("tool_call", {"click": "Save draft"}, tool="click")
+        async with page.expect_navigation():
+            await page.click("button[type=submit]:has-text('Save draft')")
+        await page.wait_for_selector("#id_title")
+        await publish(page)
+        await asyncio.sleep(30)  # the run ends when the interceptor catches the publish (never reached)
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--title", default="A winter leek soup")
+asyncio.run(main(ap.parse_args().title))

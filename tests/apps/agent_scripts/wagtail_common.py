@@ -1,0 +1,40 @@
+"""What the wagtail agent scripts share: logging in to Wagtail's admin the way an editor does (its login form)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from oscar_common import first_page, log
+
+
+def base_of(start_url: str) -> str:
+    """The site's root URL (the spec's {sites.wagtail})."""
+    return start_url.split("/admin/")[0].rstrip("/") + "/"
+
+
+@asynccontextmanager
+async def editor(doc: dict) -> AsyncIterator[tuple[Any, str]]:
+    """(page, the site's root URL) in the task's browser, logged in to the admin as the task's user."""
+    from playwright.async_api import async_playwright
+
+    base = base_of(doc["start_url"])
+    async with async_playwright() as p:
+        page = await first_page(p, doc["start_url"])
+        if not page.url.startswith(base + "admin/login/"):
+            await page.goto(base + "admin/login/")
+        await page.wait_for_load_state("load")
+        await page.fill("#id_username", doc["user"]["username"])
+        await page.fill("#id_password", doc["user"]["password"])
+        async with page.expect_navigation():
+            await page.click("form button[type=submit]")
+        log("tool_call", {"logged_in": doc["user"]["username"]}, tool="click")
+        yield page, base
+
+
+async def publish(page: Any) -> None:
+    """Open the edit form's "More actions" menu and press Publish (the final submission: the person Blocks it)."""
+    await page.click("button:has-text('More actions')")
+    log("tool_call", {"click": "Publish"}, tool="click", final=True)
+    await page.click("button[name=action-publish]")
