@@ -71,6 +71,9 @@ def _run(spec: Path, script: str, extra: list[str], run_dir: Path, site: list[st
                     "--headless", "--no-judge", "--no-video", "--run-dir", str(run_dir), *(site or [])], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - t
+    if not (run_dir / "manifest.json").is_file():  # the run crashed before its run directory was written
+        return {"status": "no manifest", "wall_s": round(wall, 1), "side_effects": 0, "site": {},
+                "verdicts": {"payload": {"verdict": "inconclusive"}, "state": {"verdict": "inconclusive"}}}
     manifest = json.loads((run_dir / "manifest.json").read_text())
     verdicts = {}
     for judge in ("payload", "state"):

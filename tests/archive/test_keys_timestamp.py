@@ -24,3 +24,13 @@ def test_other_values_still_tell_requests_apart():
     assert short != normalized_key("GET", "http://h/?id=179591606583", "", b"", frozenset())
     body_a = normalized_key("POST", URL.format(1795916065827), FORM, b"_draft=1", frozenset())
     assert body_a != normalized_key("POST", URL.format(1795916065827), FORM, b"_draft=", frozenset())
+
+
+def test_a_multipart_body_the_indexer_cannot_parse_still_has_a_key():
+    """Found replaying misago-reply-photo: the archived photo upload's multipart body made cdxj-indexer raise, and
+    the whole replay crashed before its run directory existed."""
+    from archive.keys import cdxj_key
+
+    key = cdxj_key("POST", "http://127.0.0.1:5000/api/posts/", "multipart/form-data; boundary=xyz",
+                   b"--xyz\r\nContent-Disposition: form-data; name=\"upload\"\r\n\r\nabc")
+    assert key.startswith("POST ") and "__wb_method=post" in key
