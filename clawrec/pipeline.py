@@ -201,21 +201,6 @@ async def arun(req: RunRequest, stop: RunStop | None = None) -> RunOutcome:
         return outcome
 
 
-
-def _recorded_app_urls(prepared: Any, recorded: dict[str, str]) -> Any:
-    """A replay (`--site-from`) of a run on an app: the instance runs again on a new port (its checks read its DB),
-    but the archive answers only the URLs the source run recorded, so the start/open URLs and `{sites.NAME}` are the
-    recorded ones (else every request misses: found replaying oscar's tasks)."""
-    import dataclasses
-
-    start, open_url, sites = prepared.start_url, prepared.open_url, dict(prepared.sites)
-    for name, url in prepared.sites.items():
-        if name in recorded:
-            start, open_url = start.replace(url, recorded[name], 1), open_url.replace(url, recorded[name], 1)
-            sites[name] = recorded[name]
-    return dataclasses.replace(prepared, start_url=start, open_url=open_url, sites=sites)
-
-
 async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_dir: Path,
                urls: dict[str, str] | None, env: Any, stop: RunStop, site: Any) -> RunOutcome:
     """The environment (clawrec/environments) wraps the recorded run: prepared before the browser starts (the
@@ -235,7 +220,7 @@ async def _run(req: RunRequest, spec: Any, agent: Any, ctx: AgentContext, run_di
                                  "crashed", str(exc), layers={}))
         return RunOutcome(run_dir, "crashed", str(exc), exit_code=1, message=str(exc))
     if prepared.sites and site.sites:  # a replay of an app: the page asks for the URLs the archive recorded
-        prepared = _recorded_app_urls(prepared, site.sites)
+        prepared = prepared.at_recorded_urls(site.sites)
     if prepared.sites:  # a real application on loopback: its URL fills the spec's {sites.NAME} (environments/app.py)
         urls = {**(urls or {}), **prepared.sites}
         ctx.options["sites"] = urls

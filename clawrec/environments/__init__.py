@@ -8,7 +8,7 @@ user's control; `cleanup` is called on every path once `prepare` returned (also 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,6 +36,17 @@ class Prepared:
     secrets: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
     sites: dict[str, str] = field(default_factory=dict)
+
+    def at_recorded_urls(self, recorded: dict[str, str]) -> "Prepared":
+        """For a replay (`--site-from`) of a run on an app: the instance runs again on a new port (its checks read
+        its DB), but the archive answers only the URLs the source run recorded, so the start/open URLs and
+        `{sites.NAME}` become the recorded ones (else every request misses: found replaying oscar's tasks)."""
+        start, open_url, sites = self.start_url, self.open_url, dict(self.sites)
+        for name, url in self.sites.items():
+            if name in recorded:
+                start, open_url = start.replace(url, recorded[name], 1), open_url.replace(url, recorded[name], 1)
+                sites[name] = recorded[name]
+        return replace(self, start_url=start, open_url=open_url, sites=sites)
 
 
 class Environment(Protocol):
