@@ -30,11 +30,14 @@ def bracketed(path: str) -> str:
 
 
 def dotted(key: str) -> str:
-    """`a[b][0]` → `a.b.0` (a form key in bracket notation as a dotted path); other keys unchanged."""
+    """`a[b][0]` → `a.b.0` (a form key in bracket notation as a dotted path); other keys unchanged, and so is a
+    key with an empty bracket (PHP's multi-value `_email[]`, Roundcube's contact form): `_email.` would be a path
+    with an empty segment, which no spec may hold; `_email[]` is one segment, looked up as it is."""
     i = key.find("[")
     if i <= 0 or not key.endswith("]") or _BRACKETS.sub("", key[i:]):
         return key
-    return key[:i] + "".join("." + p for p in _BRACKETS.findall(key[i:]))
+    parts = _BRACKETS.findall(key[i:])
+    return key if "" in parts else key[:i] + "".join("." + p for p in parts)
 
 
 def decoded(value: Any) -> Any:

@@ -183,3 +183,14 @@ def test_uncaught_request_to_the_terminal_url_is_named():
     http = [e for e in c.evidence if e.file == "http.jsonl"]
     rec = RunDir(RUNS / "real/travel/r08-business").http.at_line(http[0].line)
     assert rec.method == "POST" and rec.url.endswith("/api/bookings") and rec.body["value"]["cabin"] == "business"
+
+
+def test_a_form_key_with_an_empty_bracket_is_one_path():
+    """PHP's multi-value `_email[]` (Roundcube's contact form) stays `_email[]`: `_email.` would be a path with an
+    empty segment, which validate and the schema refuse; `a[b][0]` is still `a.b.0`."""
+    from taskspec.fieldpath import dotted, leaf_paths
+
+    form = {"_email[]": "a@example.test", "pax[0][name]": "Ann", "_tags[]": ["x", "y"]}
+    assert dotted("_email[]") == "_email[]" and dotted("pax[0][name]") == "pax.0.name"
+    assert leaf_paths(form) == ["_email[]", "pax.0.name", "_tags[].0", "_tags[].1"]
+    assert get_path(form, "_email[]") == "a@example.test" and get_path(form, "pax.0.name") == "Ann"
