@@ -21,6 +21,7 @@ from clawrec.errors import UsageError
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "apps"
 HOME_ENV = "CLAWREC_APPS_HOME"
+PATH_ENV = "CLAWREC_APPS_PATH"  # more folders holding NAME/app.json (os.pathsep-separated): a user's own apps
 KINDS = ("django", "command")  # command: any app started by its own commands (apps/_command/serve.py)
 
 
@@ -114,12 +115,24 @@ def _flag(doc: dict, key: str, path: Path) -> bool:
     return value
 
 
+def folders() -> list[Path]:
+    """Where apps are looked up: apps/ of this repository, then each folder of $CLAWREC_APPS_PATH."""
+    extra = [Path(p).expanduser() for p in os.environ.get(PATH_ENV, "").split(os.pathsep) if p]
+    for folder in extra:
+        if not folder.is_dir():
+            raise UsageError(f"{PATH_ENV}: {folder}: not a folder")
+    return [CORPUS, *extra]
+
+
 def apps() -> dict[str, AppDef]:
-    """Every app of the corpus by name (folders of apps/ with an app.json)."""
-    found = {}
-    for path in sorted(CORPUS.glob("*/app.json")):
-        app = _load(path)
-        found[app.name] = app
+    """Every app of the corpus by name (folders with an app.json); a name defined twice is an error."""
+    found: dict[str, AppDef] = {}
+    for folder in folders():
+        for path in sorted(folder.glob("*/app.json")):
+            app = _load(path)
+            if app.name in found:
+                raise UsageError(f"{path}: name: app '{app.name}' is already defined in {found[app.name].source}")
+            found[app.name] = app
     return found
 
 
@@ -131,5 +144,6 @@ def defaults() -> list[AppDef]:
 def get(name: str) -> AppDef:
     corpus = apps()
     if name not in corpus:
-        raise UsageError(f"unknown app '{name}' (the corpus in {CORPUS}: {', '.join(corpus) or 'none'})")
+        where = ", ".join(str(f) for f in folders())
+        raise UsageError(f"unknown app '{name}' (the corpus in {where}: {', '.join(corpus) or 'none'})")
     return corpus[name]
