@@ -66,8 +66,10 @@ def install(app: AppDef, say=lambda msg: print(msg, file=sys.stderr)) -> bool:
     build = app.root / "snapshot.building"
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir()
-    for folder in filter(None, (app.mail, app.uploads)):
-        (build / folder).mkdir(parents=True, exist_ok=True)
+    folders = [build / f for f in filter(None, (app.mail, app.uploads))]
+    if app.kind == "django":  # its settings write there from the start; a command app may create its own data tree
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CLAWREC_APP_DATA": str(build), "DJANGO_SETTINGS_MODULE": app.settings}
     for step in app.setup:
         if app.kind == "command":  # its own commands, {venv} {source} {data} filled
@@ -75,6 +77,8 @@ def install(app: AppDef, say=lambda msg: print(msg, file=sys.stderr)) -> bool:
             _run([_fill(a, fill) for a in step], log, env=env, cwd=app.source)
         else:
             _run([str(app.python_bin), "manage.py", *step], log, env=env, cwd=app.source)
+    for folder in folders:  # (a setup such as `trac-admin initenv` refuses a folder that exists)
+        folder.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(app.snapshot, ignore_errors=True)
     build.rename(app.snapshot)
     (app.root / ".version").write_text(app.stamp() + "\n")

@@ -149,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             return code
         if not args.keep_spec:  # annotate's note names the draft (a temporary file): name the spec instead
-            spec.write_text(spec.read_text().replace(str(source), str(spec.relative_to(REPO))))
+            named = spec.resolve()  # a spec outside this repository (a user's own app) keeps its absolute path
+            named = named.relative_to(REPO) if named.is_relative_to(REPO) else named
+            spec.write_text(spec.read_text().replace(str(source), str(named)))
     return subprocess.run([sys.executable, "-m", "clawrec.cli", "check-spec", str(spec)], cwd=REPO).returncode
 
 

@@ -42,3 +42,23 @@ def test_a_missing_folder_is_one_cli_line(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert out.stderr.strip().splitlines() == [f"clawrec: {corpus.PATH_ENV}: {tmp_path / 'nowhere'}: not a folder"]
+
+
+def test_a_command_app_whose_setup_makes_its_own_data_tree_installs(tmp_path, monkeypatch):
+    """Trac's `trac-admin ENV initenv` refuses a folder that exists: the uploads folder inside it (`env/files`) is made
+    after the setup, not before (it was made before: the held-out trial's install failed)."""
+    from clawrec.apps import install
+
+    folder = tmp_path / "mine" / "tracker"
+    folder.mkdir(parents=True)
+    doc = {"name": "tracker", "kind": "command", "ports": ["http"], "url": "http://127.0.0.1:{port:http}/",
+           "setup": [["sh", "-c", "mkdir {data}/env && : > {data}/env/db.sqlite3"]],
+           "start": [["true"]], "database": "env/db.sqlite3", "uploads": "env/files", "mail": "mail"}
+    (folder / "app.json").write_text(json.dumps(doc))
+    monkeypatch.setenv(corpus.PATH_ENV, str(tmp_path / "mine"))
+    monkeypatch.setenv(corpus.HOME_ENV, str(tmp_path / "home"))
+    app = corpus.get("tracker")
+    assert install.install(app, say=lambda _line: None)
+    assert (app.snapshot / "env" / "db.sqlite3").is_file()
+    assert (app.snapshot / "env" / "files").is_dir() and (app.snapshot / "mail").is_dir()
+    assert app.installed()
