@@ -14,7 +14,6 @@ import contextlib
 import json
 import logging
 import os
-import secrets
 import signal
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from clawrec.agents.base import AgentContext, AgentResult, AgentSetupError
 from clawrec.agents.registry import create_agent
 from clawrec.errors import UsageError
 from clawrec.record_session import check_display, human_flags, start_human_session
+from clawrec.run_folder import claim_run_dir
 from clawrec.run_signals import RunStop, RunStopped, stoppable  # noqa: F401  (RunStopped: public here too)
 from clawrec.supervise import stop_agent, supervise
 from clawrec.taskfile import (agent_task_path, expand_sites, has_placeholders, load_task, redacted_task,
@@ -80,27 +80,8 @@ class RunOutcome:
 
 
 def new_run_dir(req: RunRequest, task_id: str) -> tuple[Path, Any]:
-    """--run-dir as given (must be new or empty), else RUNS_DIR/<task id>/<UTC time>-<agent>-<random>; claimed for
-    this run (rundir/lock.py: a second writer is refused, exit 2). Returns the folder and its held lock."""
-    from rundir.lock import LOCK, RunDirLocked, RunLock
-
-    if req.run_dir is not None:
-        path = Path(req.run_dir)
-        if path.exists() and any(p.name != LOCK for p in path.iterdir()):
-            raise UsageError(f"{{opt}} {path}: already exists and is not empty", option="run_dir")
-        path.mkdir(parents=True, exist_ok=True)
-    else:
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        path = Path(req.runs_dir) / task_id / f"{stamp}-{agent_name(req)}-{secrets.token_hex(3)}"
-        path.mkdir(parents=True, exist_ok=False)
-    try:
-        lock = RunLock(path.resolve()).acquire()
-    except RunDirLocked as exc:
-        raise UsageError(f"{{opt}} {path}: {exc}", option="run_dir") from None
-    if any(p.name != lock.path.name for p in path.iterdir()):  # another run came and went before our claim
-        lock.release()
-        raise UsageError(f"{{opt}} {path}: already exists and is not empty", option="run_dir")
-    return path.resolve(), lock
+    """The run's folder, claimed (clawrec/run_folder.py); returns the folder and its held lock."""
+    return claim_run_dir(req.run_dir, Path(req.runs_dir), task_id, agent_name(req))
 
 
 def run_display(req: RunRequest) -> str | None:
