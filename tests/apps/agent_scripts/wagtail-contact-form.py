@@ -4,7 +4,8 @@ POST to /contact/, the final submission (no earlier write). `--email E`: a wrong
 import argparse
 import asyncio
 
-from oscar_common import first_page, log, task as read_task
+from oscar_common import first_page, task as read_task
+from wagtail_common import final_click
 from playwright.async_api import async_playwright
 
 MESSAGE = "Your winter soup recipe does not say how many leeks to use. Two or three?"
@@ -18,9 +19,7 @@ async def main(email: str) -> None:
         await page.fill("#id_your_name", doc["user"]["name"])
         await page.fill("#id_email", email)
         await page.fill("#id_message", MESSAGE)
-        log("tool_call", {"click": "Send"}, tool="click", final=True)
-        await page.click("form button[type=submit]")
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the message (never reached)
+        await final_click(page, "form button[type=submit]", "Send")
 
 
 ap = argparse.ArgumentParser()

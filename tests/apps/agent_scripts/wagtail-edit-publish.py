@@ -6,8 +6,8 @@ multipart POST to the same URL raced the Publish click, which was then never sen
 import argparse
 import asyncio
 
-from oscar_common import log, task as read_task
-from wagtail_common import editor, publish
+from oscar_common import task as read_task
+from wagtail_common import editor, publish, save_draft
 
 
 async def main(title: str) -> None:
@@ -18,12 +18,8 @@ async def main(title: str) -> None:
             await page.click("a:has-text('A winter soup')")
         await page.wait_for_selector("#id_title")
         await page.fill("#id_title", title)
-        log("tool_call", {"click": "Save draft"}, tool="click")
-        async with page.expect_navigation():
-            await page.click("button[type=submit]:has-text('Save draft')")
-        await page.wait_for_selector("#id_title")
+        await save_draft(page)
         await publish(page)
-        await asyncio.sleep(30)  # the run ends when the interceptor catches the publish (never reached)
 
 
 ap = argparse.ArgumentParser()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -33,8 +34,23 @@ async def editor(doc: dict) -> AsyncIterator[tuple[Any, str]]:
         yield page, base
 
 
+async def save_draft(page: Any) -> None:
+    """Press "Save draft" (an earlier write: the add or edit form's POST) and wait for the edit form it opens."""
+    log("tool_call", {"click": "Save draft"}, tool="click")
+    async with page.expect_navigation(url="**/admin/pages/*/edit/"):
+        await page.click("button[type=submit]:has-text('Save draft')")
+    await page.wait_for_selector("#id_title")
+
+
+async def final_click(page: Any, selector: str, label: str) -> None:
+    """Say the next click is the final submission, click, and wait: the run ends when the interceptor catches it
+    (the scripted person Blocks it), so the wait is never reached to its end."""
+    log("tool_call", {"click": label}, tool="click", final=True)
+    await page.click(selector)
+    await asyncio.sleep(30)
+
+
 async def publish(page: Any) -> None:
-    """Open the edit form's "More actions" menu and press Publish (the final submission: the person Blocks it)."""
+    """Open the edit form's "More actions" menu and press Publish (the final submission)."""
     await page.click("button:has-text('More actions')")
-    log("tool_call", {"click": "Publish"}, tool="click", final=True)
-    await page.click("button[name=action-publish]")
+    await final_click(page, "button[name=action-publish]", "Publish")
