@@ -1,0 +1,34 @@
+"""wagtail: an editor copies the blog post "A winter soup" as "A winter soup for two": from the Blog index, open the
+post, Actions > Copy, type the new title and slug, tick "Publish copy", then "Copy this page" (POST
+/admin/pages/7/copy/ with new_title, new_slug, new_parent_page, publish_copies: the final submission; no earlier
+write but the login). `--slug S`: a wrong slug for the one-field-wrong run."""
+
+import argparse
+import asyncio
+
+from oscar_common import log, task as read_task
+from wagtail_common import editor, final_click
+
+TITLE = "A winter soup for two"
+
+
+async def main(slug: str) -> None:
+    doc = read_task()
+    async with editor(doc) as (page, base):
+        await page.goto(base + "admin/pages/4/")
+        async with page.expect_navigation():
+            await page.click("a:has-text('A winter soup')")
+        await page.wait_for_selector("#id_title")
+        await page.click("header button[aria-label='Actions']")
+        async with page.expect_navigation(url=lambda u: "/copy/" in u):
+            await page.click("a:has-text('Copy')")
+        await page.fill("#id_new_title", TITLE)
+        await page.fill("#id_new_slug", slug)
+        await page.check("#id_publish_copies")
+        log("tool_call", {"typed": {"new_title": TITLE, "new_slug": slug}, "checked": "publish_copies"}, tool="type")
+        await final_click(page, "form[action$='/copy/'] input[type=submit]", "Copy this page")
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--slug", default="winter-soup-for-two")
+asyncio.run(main(ap.parse_args().slug))
