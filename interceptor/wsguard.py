@@ -10,8 +10,8 @@ is serialized, so no page getter runs) and console.jsonl leaves it out. The repl
 `WebSocketStream`) keep their names, lengths and property flags, and Function.prototype.toString shows them (and
 itself) as native code. Every native the guard calls later is captured at install time.
 
-The rules are compiled to JS with the same semantics as match.py (url fullmatch, fields present, loose equals, a
-JSON list passes when any element does).
+The rules are compiled to JS with the same semantics as match.py (url fullmatch, fields present, nonempty values,
+loose equals, a JSON list passes when any element does).
 
 Hold mode (interceptor/hold.py): every other send on an open socket (the recorder's own excepted) is deferred
 page-side (WebSocket.send is synchronous: the frame is copied and queued, in order per socket) and reported; the
@@ -92,8 +92,14 @@ GUARD_JS = r"""
     if ((e !== null && typeof e === 'object') || (a !== null && typeof a === 'object')) return stringify(a) === stringify(e);
     return String(a) === String(e);
   }
+  function full(a) {  // taskspec.fieldpath.is_nonempty
+    if (a === MISSING || a === null || a === undefined || a === '') return false;
+    if (Array.isArray(a)) return a.some(full);
+    return !(typeof a === 'object' && Object.keys(a).length === 0);
+  }
   function sat(r, v) {
-    return r.fields.every(f => lookup(v, f) !== MISSING) && Object.keys(r.equals).every(k => eq(lookup(v, k), r.equals[k]));
+    return r.fields.every(f => lookup(v, f) !== MISSING) && r.nonempty.every(f => full(lookup(v, f)))
+      && Object.keys(r.equals).every(k => eq(lookup(v, k), r.equals[k]));
   }
   function textOf(data) {
     if (typeof data === 'string') return data;
@@ -106,7 +112,7 @@ GUARD_JS = r"""
     for (let i = 0; i < RULES.length; i++) {
       const r = RULES[i];
       if (!res[i].test(url)) continue;
-      if (!r.fields.length && !Object.keys(r.equals).length) return [r, text];
+      if (!r.fields.length && !r.nonempty.length && !Object.keys(r.equals).length) return [r, text];
       const vals = Array.isArray(msg) ? msg : [msg];
       if (vals.some(v => sat(r, v))) return [r, text];
     }
@@ -238,7 +244,8 @@ def ws_interception(session: Session, rule: Rule | None, message: dict[str, Any]
 
 
 def compile_rules(rules: list[Rule]) -> list[dict[str, Any]]:
-    return [{"index": r.index, "re": js_regex(r), "fields": list(r.fields), "equals": r.equals} for r in rules]
+    return [{"index": r.index, "re": js_regex(r), "fields": list(r.fields), "nonempty": list(r.nonempty),
+             "equals": r.equals} for r in rules]
 
 
 class WsGuard:

@@ -18,6 +18,7 @@ taskspec/candidates.py; this module writes the spec (both are re-exported here: 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from taskspec.candidates import (  # noqa: F401  (re-exported)
     BEACON_HOSTS, BEACON_TYPES, MUTATING, TERMINAL_ACTIONS, Candidate, candidates, frames, is_beacon, rank, sent,
     start_url,
 )
-from taskspec.distinguish import Sent, distinguishing_fields, telling_values, unread_look_alikes
+from taskspec.distinguish import Sent, tell_apart, telling_values, unread_look_alikes
 from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation API in one place)
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, payload_pairs, placeholder_url, token_reason,
@@ -91,13 +92,23 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
     matcher = Rule(index=0, url=fill_sites(rule["url"], sites), methods=() if c.is_websocket else (c.method,),
                    fields=tuple(fields), equals=equals)
     target = c.sent()
-    added, left = distinguishing_fields(matcher, target, others, [p for p, _v in pairs if p not in volatile])
+    told = tell_apart(matcher, target, others, [(p, v) for p, v in pairs if p not in volatile])
+    added, left, nonempty = told.fields, list(told.left), list(told.nonempty)
     fields += added
+    equals.update(told.equals)
     notes = [f"`fields` {list(added)} tell this request apart from the run's other requests to the same endpoint"
              ] if added else []
+    if nonempty:
+        notes.append(f"`nonempty` {nonempty}: the run's other requests to this endpoint send them empty (a reply's "
+                     "text; the same form saved without one is an earlier step)")
+    if told.equals:
+        notes.append("`equals` pins " + ", ".join(f"{k}={v!r}" for k, v in told.equals.items()) + ": a flag that "
+                     "tells this request from the run's other requests to the same endpoint (a send from a draft "
+                     "save)")
     if pinned:
         notes.append("`equals` pins " + ", ".join(f"{k}={v}" for k, v in pinned.items()) + ": the action this "
                      "request names (the same URL may receive the flow's other steps)")
+    matcher = dataclasses.replace(matcher, fields=tuple(fields), nonempty=tuple(nonempty), equals=equals)
     if unread := unread_look_alikes(matcher, target, others):
         notes.append(f"{len(unread)} other request(s) to this URL and method have no recorded body ({R.HTTP} "
                      f"line(s) {', '.join(str(s.line) for s in unread[:5])}); check the rule does not catch them")
@@ -110,6 +121,8 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
               and isinstance(v, (str, int, float, bool)) and v != REDACTED}
     if fields:
         rule["fields"] = fields
+    if nonempty:
+        rule["nonempty"] = nonempty
     if equals:
         rule["equals"] = equals
     return rule, expect, volatile, notes

@@ -43,7 +43,7 @@ TOP_KEYS = ("version", "id", "category", "instruction", "start_url", "user", "fi
             "secrets", "answer", "terminal", "writes")
 TERMINAL = ("block", "land")  # land: the terminal request is recorded and reaches the site (a state judge decides)
 REQUIRED = ("version", "id", "instruction", "start_url")
-RULE_KEYS = ("url", "url_regex", "method", "fields", "equals", "query", "respond")
+RULE_KEYS = ("url", "url_regex", "method", "fields", "nonempty", "equals", "query", "respond")
 RESPOND_KEYS = ("status", "json", "body", "headers")
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -224,6 +224,8 @@ class FieldChecker:
         websocket = (url or url_regex or "").startswith(WEBSOCKET_PREFIXES)
         methods = self.check_methods(rule["method"], path + ("method",), websocket) if "method" in rule else ()
         fields = self.strings(rule["fields"], path + ("fields",), dotted_paths=True) if "fields" in rule else ()
+        nonempty = self.strings(rule["nonempty"], path + ("nonempty",), dotted_paths=True) \
+            if "nonempty" in rule else ()
         equals = self.mapping(rule.get("equals", {}), path + ("equals",)) or {}
         for key in equals:
             if isinstance(key, str) and not _is_dotted(key):
@@ -238,7 +240,8 @@ class FieldChecker:
             else Respond()
         if len(self.problems) > start:
             return None
-        return Rule(index=index, url=url, url_regex=url_regex, methods=methods, fields=fields, equals=dict(equals),
+        return Rule(index=index, url=url, url_regex=url_regex, methods=methods, fields=fields, nonempty=nonempty,
+                    equals=dict(equals),
                     query=dict(query), respond=respond or Respond())
 
     def check_methods(self, value: Any, path: FieldPath, websocket: bool) -> tuple[str, ...]:

@@ -1,10 +1,10 @@
 """Check a spec's `writes:` list (the writes that carry the task's values before the final request).
 
-Each item takes the intercept rules' matcher keys (`url` or `url_regex`, `method` (default POST), `fields`, `equals`,
-`query`), checked exactly like an intercept rule's (taskspec/check.py `check_rule`), plus `expect` (a non-empty
-mapping of dotted field paths to the values the site must hold) and an optional `name` (a short label; default
-`METHOD /path` from the rule). A write is never caught, so it takes no `respond`; a WebSocket URL is refused (the
-judges read writes from http.jsonl, which records HTTP requests). Names are unique within a spec.
+Each item takes the intercept rules' matcher keys (`url` or `url_regex`, `method` (default POST), `fields`,
+`nonempty`, `equals`, `query`), checked exactly like an intercept rule's (taskspec/check.py `check_rule`), plus
+`expect` (a non-empty mapping of dotted field paths to the values the site must hold) and an optional `name` (a
+short label; default `METHOD /path` from the rule). A write is never caught, so it takes no `respond`; a WebSocket
+URL is refused (the judges read writes from http.jsonl, which records HTTP requests). Names are unique within a spec.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from taskspec.model import Write, default_write_name
 if TYPE_CHECKING:
     from taskspec.check import FieldChecker
 
-MATCHER_KEYS = ("url", "url_regex", "method", "fields", "equals", "query")
+MATCHER_KEYS = ("url", "url_regex", "method", "fields", "nonempty", "equals", "query")
 WRITE_KEYS = MATCHER_KEYS + ("expect", "name")
 DEFAULT_METHODS = ("POST",)
 

@@ -7,6 +7,11 @@ person's run (same URL glob and method, or the same WebSocket) lacks, picked gre
 remaining look-alikes lack, first in payload order on ties), and none when URL + method already single the terminal
 request out. The values the judge compares go to the spec's `expect`, never to the matcher.
 
+When presence cannot tell them apart (a take and a reply posting the same form; a draft save and a send), annotate
+(`tell_apart`) requires a free-text field the look-alike leaves empty (`nonempty`), and failing that pins one
+flag-shaped value (`_draft: ''`), never an id or a text: an unticked checkbox's absence, a per-draft id or a typed
+text in the matcher would let the agent's same submission, differently filled, reach the site.
+
 Decisions go through the interceptor's own matcher (taskspec.match), so "would the rule catch it" here is exactly
 what the interceptor will do. Pure data: no browser, no I/O.
 """
@@ -14,11 +19,12 @@ what the interceptor will do. Pure data: no browser, no I/O.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from taskspec.fieldpath import leaves
+from taskspec.fieldpath import MISSING, leaves, lookup
 from taskspec.match import could_match, matches, query_params, websocket_message_matches
 from taskspec.payload import Body
 from taskspec.model import Rule
@@ -100,10 +106,67 @@ def distinguishing_fields(rule: Rule, target: Sent, others: Iterable[Sent],
     return tuple(added), remaining
 
 
+@dataclass(frozen=True)
+class Told:
+    """What annotate adds to the terminal rule to tell it apart (`tell_apart`), and the look-alikes still caught."""
+
+    fields: tuple[str, ...] = ()
+    nonempty: tuple[str, ...] = ()
+    equals: dict[str, Any] = dataclasses.field(default_factory=dict)
+    left: tuple[Sent, ...] = ()
+
+
+def tell_apart(rule: Rule, target: Sent, others: Iterable[Sent], pairs: Iterable[tuple[str, Any]]) -> Told:
+    """Greedy, the fewest conditions that drop the look-alikes; on a tie, in this order of preference: a field the
+    look-alike lacks (not a flag), a free-text field the look-alike leaves empty (`nonempty`), a flag field the
+    look-alike lacks (an unticked checkbox sends nothing: requiring it lets the same submission with the box
+    unticked through, so it comes last). What presence and emptiness cannot tell apart, one flag-shaped value can,
+    pinned in `equals` (Roundcube's `_draft=''` sends, `_draft=1` saves the draft: the kind of submission, like
+    `_action`); an id or a text is never pinned (only suggested, `telling_values`)."""
+    pairs = [(p, v) for p, v in pairs if p not in rule.fields]
+    options = ([(0, "fields", p) for p, v in pairs if not is_flag(p, v)]
+               + [(1, "nonempty", p) for p, v in pairs if is_free_text(p, v)]
+               + [(2, "fields", p) for p, v in pairs if is_flag(p, v)])
+    chosen: dict[str, list[str]] = {"fields": list(rule.fields), "nonempty": list(rule.nonempty)}
+    remaining = look_alikes(rule, target, others)
+    while remaining and options:
+        best, best_left = None, remaining
+        for option in options:
+            trial = _with(rule, chosen, option)
+            if not caught(trial, target):
+                continue
+            left = [s for s in remaining if caught(trial, s)]
+            if len(left) < len(best_left) or (best is not None and len(left) == len(best_left)
+                                              and option[0] < best[0]):
+                best, best_left = option, left
+        if best is None:
+            break
+        chosen[best[1]].append(best[2])
+        options = [o for o in options if o[2] != best[2]]
+        remaining = best_left
+    told = Told(fields=tuple(chosen["fields"][len(rule.fields):]),
+                nonempty=tuple(chosen["nonempty"][len(rule.nonempty):]), left=tuple(remaining))
+    if remaining:
+        matcher = dataclasses.replace(rule, fields=tuple(chosen["fields"]), nonempty=tuple(chosen["nonempty"]))
+        values = dict(pairs)
+        flags = [p for p in telling_values(matcher, target, remaining, pairs)
+                 if is_flag(p, values[p]) and all(is_flag(p, value_of(s, p)) for s in remaining)]
+        if flags:
+            told = dataclasses.replace(told, equals={flags[0]: values[flags[0]]}, left=())
+    return told
+
+
+def _with(rule: Rule, chosen: dict[str, list[str]], option: tuple[int, str, str]) -> Rule:
+    fields, nonempty = list(chosen["fields"]), list(chosen["nonempty"])
+    (fields if option[1] == "fields" else nonempty).append(option[2])
+    return dataclasses.replace(rule, fields=tuple(fields), nonempty=tuple(nonempty))
+
+
 def telling_values(rule: Rule, target: Sent, left: list[Sent], pairs: Iterable[tuple[str, Any]]) -> list[str]:
     """Constant fields of the target whose `equals` alone would drop every look-alike in `left` (what to suggest for
-    `--equals` when only values tell the requests apart; never chosen by annotate itself: a value in the matcher lets
-    an agent's differently-filled submission through)."""
+    `--equals` when only values tell the requests apart). Flag-shaped fields first (taskspec/tell_apart.py): a
+    per-draft id in the matcher would let every other draft's send through; a flag names the kind of submission."""
+    pairs = list(pairs)
     out = []
     for path, value in pairs:
         if isinstance(value, (dict, list)) or path in rule.equals:
@@ -111,4 +174,37 @@ def telling_values(rule: Rule, target: Sent, left: list[Sent], pairs: Iterable[t
         trial = dataclasses.replace(rule, equals={**rule.equals, path: value})
         if caught(trial, target) and not any(caught(trial, s) for s in left):
             out.append(path)
-    return out
+    values = dict(pairs)
+    flags = [p for p in out if is_flag(p, values[p]) and all(is_flag(p, value_of(s, p)) for s in left)]
+    return flags + [p for p in out if p not in flags]
+
+
+# What a form sends for a switch, a checkbox or a hidden mode field (Roundcube's `_draft`: '1' saves, '' sends).
+FLAG_VALUES = frozenset({"", "0", "1", "true", "false", "on", "off", "yes", "no"})
+_ID_NAME = re.compile(r"(?:id|ids|Id|IDs?)$")
+
+
+def is_flag(path: str, value: Any) -> bool:
+    """A flag-shaped field: its value one of FLAG_VALUES (or a boolean, 0, 1) and its name no id's
+    (`_draft_saveid=1` is the draft's id, the same shape by value)."""
+    if value is MISSING or _ID_NAME.search(path.rsplit(".", 1)[-1]):
+        return False
+    if isinstance(value, str):
+        return value.strip().lower() in FLAG_VALUES
+    return isinstance(value, bool) or (isinstance(value, int) and value in (0, 1))
+
+
+def is_free_text(path: str, value: Any) -> bool:
+    """Text a person wrote (a comment, a message: several words), never an id, a flag or a token: the field a
+    `nonempty` rule may require (a reply's comment; the take posting the same form leaves it empty)."""
+    return (isinstance(value, str) and len(value.split()) > 1 and token_reason(path, value) is None
+            and not _ID_NAME.search(path.rsplit(".", 1)[-1]))
+
+
+def value_of(sent: Sent, path: str) -> Any:
+    """The value at `path` in a recorded request (its query when it has no body), MISSING when absent."""
+    kind, value = sent.kind, sent.value
+    if kind in ("empty", "unavailable") and value is None:
+        value = query_params(sent.url)
+    found = [lookup(v, path) for v in (value if isinstance(value, list) else [value])]
+    return next((f for f in found if f is not MISSING), MISSING)

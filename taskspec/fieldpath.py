@@ -123,6 +123,17 @@ def values_equal(actual: Any, expected: Any) -> bool:
     return str(actual) == str(expected)
 
 
+def is_nonempty(actual: Any) -> bool:
+    """A rule's `nonempty` test: present and not empty. Empty is MISSING, null, "" and an empty list or mapping; a
+    string of spaces, 0 and false are values (the safe side: a rule catches more, never less). A list (a repeated
+    form key, a `*` lookup) is non-empty when any of its values is."""
+    if actual is MISSING or actual is None or actual == "":
+        return False
+    if isinstance(actual, list):
+        return any(is_nonempty(a) for a in actual)
+    return not (isinstance(actual, dict) and not actual)
+
+
 def starts_with(actual: Any, prefix: str) -> bool:
     """A string value that starts with `prefix` (case counts: Salesforce key prefixes do); a list (a `*` lookup)
     when any of its values does."""

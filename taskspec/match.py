@@ -1,10 +1,12 @@
 """Pure rule matching (spec v1): URL (glob or anchored regex, see taskspec/model.py), method(s), `fields` (dotted
-paths that must be present), `equals` (constant values), `query` (URL parameters). No browser here.
+paths that must be present), `nonempty` (paths whose value must not be empty), `equals` (constant values), `query` (URL parameters). No browser here.
 
 Semantics worth knowing:
 - Paths look into the decoded body; a body without content (GET) is looked up in the URL's query parameters.
 - A JSON list body (batched GraphQL) matches when ANY element satisfies the rule on its own.
 - Field paths mean what taskspec.fieldpath says (bracket form keys, JSON in strings, `*`, GraphQL `variables`).
+- `nonempty` tells a reply from a take that posts the same form with the text left empty: empty is missing, null,
+  "", [] or {} (taskspec.fieldpath.is_nonempty); a repeated form key is non-empty when any of its values is.
 - `equals` compares loosely across types because forms carry strings: 5 == "5", true == "true"; a repeated form
   key (a list) matches when any of its values does.
 - Helper-built rules only (taskspec/salesforce_save.py): `prefix` (a string value starts with: a record id's key
@@ -18,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
-from taskspec.fieldpath import MISSING, lookup, starts_with, values_equal  # noqa: F401  (the one field-path meaning)
+from taskspec.fieldpath import MISSING, is_nonempty, lookup, starts_with, values_equal  # noqa: F401  (the one field-path meaning)
 from taskspec.limits import loads_bounded
 from taskspec.payload import Body, form_dict
 from taskspec.model import Rule, url_matcher
@@ -46,6 +48,7 @@ def satisfies(rule: Rule, value: Any) -> bool:
 
 def _holds(rule: Rule, value: Any) -> bool:
     return (all(lookup(value, f) is not MISSING for f in rule.fields)
+            and all(is_nonempty(lookup(value, f)) for f in rule.nonempty)
             and all(values_equal(lookup(value, k), v) for k, v in rule.equals.items())
             and all(starts_with(lookup(value, k), p) for k, p in rule.prefix.items()))
 
@@ -62,7 +65,7 @@ def could_match(rule: Rule, method: str, url: str) -> bool:
 
 
 def needs_body(rule: Rule) -> bool:
-    return bool(rule.fields or rule.equals or rule.prefix or rule.each)
+    return bool(rule.fields or rule.nonempty or rule.equals or rule.prefix or rule.each)
 
 
 def matches(rule: Rule, method: str, url: str, body: Body) -> bool:

@@ -106,6 +106,7 @@ class Rule:
     url_regex: str | None = None    # Python re, matched with re.fullmatch (anchored)
     methods: tuple[str, ...] = ()   # empty = any method
     fields: tuple[str, ...] = ()    # dotted paths that must be present
+    nonempty: tuple[str, ...] = ()  # dotted paths that must be present and not empty ("", null, [], {})
     equals: dict[str, Any] = field(default_factory=dict)
     query: dict[str, Any] = field(default_factory=dict)  # query parameters that must equal (GET rules)
     respond: Respond = field(default_factory=Respond)

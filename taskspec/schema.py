@@ -99,6 +99,7 @@ def _matcher(prefix: str, keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
         "url_regex": _field(f"{prefix}.url_regex", model.Rule),
         "method": _methods(f"{prefix}.method", DEFAULT_METHODS if prefix.startswith("writes") else ()),
         "fields": _field(f"{prefix}.fields", model.Rule, items=DOTTED),
+        "nonempty": _field(f"{prefix}.nonempty", model.Rule, items=DOTTED),
         "equals": _field(f"{prefix}.equals", model.Rule, propertyNames=DOTTED),
         "query": _field(f"{prefix}.query", model.Rule, additionalProperties={
             "oneOf": [scalar, {"type": "array", "items": scalar, "minItems": 1}]}),

@@ -16,6 +16,9 @@ _MATCHER = {
               "takes none.",
     "fields": "Dotted payload field paths that must all be present for the rule to match (`passengers.0.email`; "
               "form keys `a[b][0]` = `a.b.0`; GraphQL `variables` looked up too).",
+    "nonempty": "Dotted payload field paths whose values must all be present and not empty (empty: \"\", null, [] "
+                "or {}). Tells a reply from a take that posts the same form with the text left empty, where no "
+                "`equals` value fits.",
     "equals": "Payload fields that must equal these values (loose: `5` equals \"5\", forms carry strings).",
     "query": "Query parameters that must equal these values (a list: any of them).",
 }
@@ -115,6 +118,7 @@ EXAMPLES: dict[str, Any] = {
     "intercept[].url_regex": r"https://shop\.example/api/orders/\d+",
     "intercept[].method": ["POST", "PUT"],
     "intercept[].fields": ["origin", "passengers.0.email"],
+    "intercept[].nonempty": ["comment"],
     "intercept[].equals": {"trip_type": "one_way"},
     "intercept[].query": {"commit": "1"},
     "intercept[].respond": {"status": 200, "json": {"ok": True}},

@@ -158,7 +158,7 @@ def _operations(value: Any) -> list[str]:
 def could_be_terminal(rule: Rule, method: str, url: str, body: Body) -> bool:
     """A request the rule's URL and method match (the interceptor's fast path) whose payload could be the rule's
     submission: not a GraphQL read, not another GraphQL operation than the rule's `equals.operationName`, and holding
-    at least one of the rule's `fields` when it names any. Whether the rule then CATCHES it is `fills`."""
+    at least one of the rule's `fields` or `nonempty` paths when it names any. Whether the rule then CATCHES it is `fills`."""
     if not could_match(rule, method, url):
         return False
     value = body.value
@@ -167,8 +167,9 @@ def could_be_terminal(rule: Rule, method: str, url: str, body: Body) -> bool:
     op = rule.equals.get("operationName")
     if op is not None and _operations(value) and str(op) not in _operations(value):
         return False
-    if rule.fields and body.kind != "unavailable":
+    named = (*rule.fields, *rule.nonempty)
+    if named and body.kind != "unavailable":
         values = body_candidates(body, url)
-        if not any(lookup(v, f) is not MISSING for v in values for f in rule.fields):
+        if not any(lookup(v, f) is not MISSING for v in values for f in named):
             return False
     return True

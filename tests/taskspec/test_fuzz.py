@@ -33,7 +33,7 @@ fuzz = settings(max_examples=FUZZ_EXAMPLES, derandomize=not LONG, database=None,
 SPEC_PATH = Path("/nonexistent/fuzz.yaml")
 KEYS = ["version", "id", "instruction", "start_url", "user", "files", "limits", "intercept", "verify", "expect",
         "volatile", "exact", "reference", "environment", "category", "url", "url_regex", "method", "fields",
-        "equals", "query", "respond", "time_s", "steps", "kind", "a.b", "0", ""]
+        "nonempty", "equals", "query", "respond", "time_s", "steps", "kind", "a.b", "0", ""]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
                     st.sampled_from(["http://h/x", "**", "{sites.travel}", "(a+)+$", "POST", "about:blank", "1"]))
 json_values = st.recursive(scalars, lambda inner: st.one_of(
@@ -104,7 +104,8 @@ def test_decoders_field_paths_and_rules(raw, ctype, complete, path, expected):
     found = fieldpath.lookup(body.value, path)
     fieldpath.values_equal(found, expected)
     fieldpath.leaves(body.value)
-    rule = Rule(index=0, url="http://h/**", fields=(path,), equals={path: expected}, query={path: "1"})
+    rule = Rule(index=0, url="http://h/**", fields=(path,), nonempty=(path,), equals={path: expected},
+                query={path: "1"})
     match.matches(rule, "POST", "http://h/x?" + path + "=1", body)
 
 
