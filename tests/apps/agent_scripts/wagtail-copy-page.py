@@ -7,7 +7,7 @@ import argparse
 import asyncio
 
 from oscar_common import log, task as read_task
-from wagtail_common import editor, final_click
+from wagtail_common import editor, final_click, open_post, page_action
 
 TITLE = "A winter soup for two"
 
@@ -15,13 +15,8 @@ TITLE = "A winter soup for two"
 async def main(slug: str) -> None:
     doc = read_task()
     async with editor(doc) as (page, base):
-        await page.goto(base + "admin/pages/4/")
-        async with page.expect_navigation():
-            await page.click("a:has-text('A winter soup')")
-        await page.wait_for_selector("#id_title")
-        await page.click("header button[aria-label='Actions']")
-        async with page.expect_navigation(url=lambda u: "/copy/" in u):
-            await page.click("a:has-text('Copy')")
+        await open_post(page, base, "A winter soup")
+        await page_action(page, "Copy", "/copy/")
         await page.fill("#id_new_title", TITLE)
         await page.fill("#id_new_slug", slug)
         await page.check("#id_publish_copies")

@@ -7,16 +7,13 @@ import argparse
 import asyncio
 
 from oscar_common import task as read_task
-from wagtail_common import editor, publish, save_draft
+from wagtail_common import editor, open_post, publish, save_draft
 
 
 async def main(title: str) -> None:
     doc = read_task()
     async with editor(doc) as (page, base):
-        await page.goto(base + "admin/pages/4/")  # the Blog index's children in the page explorer
-        async with page.expect_navigation():
-            await page.click("a:has-text('A winter soup')")
-        await page.wait_for_selector("#id_title")
+        await open_post(page, base, "A winter soup")
         await page.fill("#id_title", title)
         await save_draft(page)
         await publish(page)

@@ -8,7 +8,7 @@ import argparse
 import asyncio
 
 from oscar_common import log, task as read_task
-from wagtail_common import editor, publish
+from wagtail_common import editor, open_post, publish
 
 
 async def main(choose: bool) -> None:
@@ -20,10 +20,7 @@ async def main(choose: bool) -> None:
                                         and r.request.method == "POST"):
             await page.set_input_files("#fileupload", photo)
         log("tool_call", {"uploaded": photo}, tool="upload")
-        await page.goto(base + "admin/pages/4/")
-        async with page.expect_navigation():
-            await page.click("a:has-text('A winter soup')")
-        await page.wait_for_selector("#id_title")
+        await open_post(page, base, "A winter soup")
         if choose:
             await page.locator("[data-chooser-action-choose]:visible").first.click()  # "Choose an image"
             await page.locator(".modal a[data-chooser-modal-choice]").first.click()

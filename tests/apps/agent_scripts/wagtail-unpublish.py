@@ -8,19 +8,14 @@ import argparse
 import asyncio
 
 from oscar_common import task as read_task
-from wagtail_common import editor, final_click
+from wagtail_common import editor, final_click, open_post, page_action
 
 
 async def main(post: str) -> None:
     doc = read_task()
     async with editor(doc) as (page, base):
-        await page.goto(base + "admin/pages/4/")
-        async with page.expect_navigation():
-            await page.click(f"a:has-text('{post}')")
-        await page.wait_for_selector("#id_title")
-        await page.click("header button[aria-label='Actions']")
-        async with page.expect_navigation(url=lambda u: "/unpublish/" in u):
-            await page.click("a:has-text('Unpublish')")
+        await open_post(page, base, post)
+        await page_action(page, "Unpublish", "/unpublish/")
         await final_click(page, "form[action$='/unpublish/'] button[type=submit]", "Yes, unpublish it")
 
 

@@ -34,6 +34,21 @@ async def editor(doc: dict) -> AsyncIterator[tuple[Any, str]]:
         yield page, base
 
 
+async def open_post(page: Any, base: str, title: str) -> None:
+    """Open a blog post's edit form the way an editor finds it: the Blog index's children in the page explorer."""
+    await page.goto(base + "admin/pages/4/")
+    async with page.expect_navigation():
+        await page.click(f"a:has-text('{title}')")
+    await page.wait_for_selector("#id_title")
+
+
+async def page_action(page: Any, label: str, path: str) -> None:
+    """Pick `label` in the edit form's header Actions menu (Unpublish, Copy, ...) and wait for its page (`path`)."""
+    await page.click("header button[aria-label='Actions']")
+    async with page.expect_navigation(url=lambda u: path in u):
+        await page.click(f"a:has-text('{label}')")
+
+
 async def save_draft(page: Any) -> None:
     """Press "Save draft" (an earlier write: the add or edit form's POST) and wait for the edit form it opens."""
     log("tool_call", {"click": "Save draft"}, tool="click")
