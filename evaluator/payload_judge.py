@@ -3,8 +3,10 @@
 It takes the agent's first caught terminal request (the one that would have had the side effect on the live site)
 and checks, field by field with normalization: the endpoint (same rule, method and URL path as the reference), the
 rule's `fields` against the reference payload (minus volatile ones, minus free text unless `expect` or `exact` names
-it), and every `expect` value. The spec's `exact` fields are compared verbatim (case and whitespace count) and always
-compared. Each condition points at the interceptions.jsonl line it was read from.
+it), every `expect` value, and the length of a list `expect` pins element by element. The spec's `exact` fields
+are compared verbatim (case and whitespace count) and always compared; other text folds case and whitespace (a
+message's \r\n or an extra blank line is the same text). Each condition points at the interceptions.jsonl line it
+was read from.
 """
 
 from __future__ import annotations
@@ -141,6 +143,7 @@ class PayloadJudge:
         self._endpoint(catch, ref_catch, rule, ref_rule)
         self._fields(catch, ref_catch, rule)
         self._expect(catch)
+        self._lengths(catch, ref_catch)
         self._writes(catch)
         failed = [c for c in self.conditions if not c.met]
         return self._verdict("; ".join(f"{c.condition}: {c.detail}" for c in failed) if failed else
@@ -266,6 +269,28 @@ class PayloadJudge:
             detail = f"{_show(got)} ({how})" if ok else f"got {_show(got)}" + (f" ({how})" if exactly else "")
             self.conditions.append(Condition(f"Field {path} equals {_show(want)}{exactly}", ok,
                                              [self._ev("agent", catch, path)], detail))
+
+    def _lengths(self, catch: Interception, ref_catch: Interception | None) -> None:
+        """A list `expect` pins element by element (every index of the reference's list: a poll vote's choices, a
+        JSON list body) must have the reference's length: `expect: {'0': choice}` alone lets a vote for that choice
+        AND another one pass."""
+        if ref_catch is None or self.spec is None:
+            return
+        lists: dict[str, set[int]] = {}
+        for path in self.spec.expect:
+            parent, _, last = path.rpartition(".")
+            if last.isdigit():
+                lists.setdefault(parent, set()).add(int(last))
+        for parent, indexes in lists.items():
+            want = catch_value(ref_catch, parent)
+            if not isinstance(want, list) or indexes != set(range(len(want))):
+                continue
+            got = catch_value(catch, parent)
+            n = 0 if got is MISSING else len(got) if isinstance(got, list) else 1
+            self.conditions.append(Condition(
+                f"Field {parent or '(the payload list)'} has {len(want)} element(s) as in the reference",
+                n == len(want), [self._ev("agent", catch, parent or None)],
+                f"{n} element(s)" + ("" if n == len(want) else f": {_show(got)}")))
 
     def _writes(self, catch: Interception | None) -> None:
         """The spec's `writes:` as the site held them before the final request (evaluator/writes_judge.py); each
