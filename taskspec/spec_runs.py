@@ -29,7 +29,8 @@ class Hit:
 
     def describe(self) -> str:
         equals = f"; equals {', '.join(f'{k}={v}' for k, v in self.rule.equals.items())}" if self.rule.equals else ""
-        return f"{self.where} {self.sent.method} {self.sent.url} (rule {self.rule.index + 1}{equals})"
+        nonempty = f"; nonempty {', '.join(self.rule.nonempty)}" if self.rule.nonempty else ""
+        return f"{self.where} {self.sent.method} {self.sent.url} (rule {self.rule.index + 1}{equals}{nonempty})"
 
 
 @dataclass
