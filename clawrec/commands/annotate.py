@@ -101,10 +101,11 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
     one the person blocked in hold mode (`record`), then the one right after the final click/submit (the GET
     form's query is its payload; a WebSocket message gets a ws:// rule). Writes a v1 spec for the top one
     (or --pick N): URL glob with ids/hashes as `*` and `{sites.NAME}` for local sites, only the fields that tell it
-    apart from the run's other requests to that endpoint, the field naming its action (`action`, `_action`,
-    `operationName`, the pressed submit button's name) pinned in `equals`, `expect` from the payload's values,
-    token-shaped fields as `volatile`, `reference:` pointing at RUN, and the task's category, user, files, limits,
-    verify and secrets.
+    apart from the run's other requests to that endpoint (where presence cannot: a text the others send empty as
+    `nonempty`, else one flag value such as `_draft: ''` in `equals`), the field naming its action (`action`,
+    `_action`, `operationName`, the pressed submit button's name) pinned in `equals`, `expect` from the payload's
+    values, token-shaped fields as `volatile`, `reference:` pointing at RUN, and the task's category, user, files,
+    limits, verify and secrets.
 
     `writes:` proposes the earlier state-changing requests that reached the site before it (in a hold-mode run:
     the ones the person Allowed) and carry the task's values (a `user:` value, a string the instruction quotes, a
