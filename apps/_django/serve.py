@@ -125,7 +125,7 @@ def main() -> None:
         copy_snapshot(snapshot, data)
         return time.monotonic() - t
 
-    environ: dict = {"PATH_INFO": args.warm, "HTTP_HOST": "127.0.0.1", "SERVER_NAME": "127.0.0.1"}
+    environ: dict = {"PATH_INFO": args.warm, "QUERY_STRING": "", "HTTP_HOST": "127.0.0.1", "SERVER_NAME": "127.0.0.1"}
     setup_testing_defaults(environ)
     list(app(environ, lambda status, headers, exc_info=None: None))  # imports the views and templates once
     reset()

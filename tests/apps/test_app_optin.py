@@ -1,4 +1,4 @@
-"""An app whose manifest says "default": false (a long install: pretix) is installed only when named."""
+"""An app whose manifest says "default": false (an install too long for `make test`) is installed only when named."""
 
 import json
 from pathlib import Path
@@ -31,8 +31,15 @@ def test_default_must_be_a_boolean(tmp_path, monkeypatch):
         corpus.apps()
 
 
-def test_pretix_is_opt_in_in_the_real_corpus():
-    manifest = Path(corpus.CORPUS) / "pretix" / "app.json"
-    if manifest.is_file():  # the manifest is kept as app.json.wip until an install is seen to work
-        assert corpus.get("pretix").default is False
-    assert "pretix" not in [a.name for a in corpus.defaults()]
+def test_a_bare_apps_install_installs_only_the_default_apps(tmp_path, monkeypatch):
+    """`clawrec apps install` (what `make apps` runs) with no names skips an opt-in app; named, it installs it."""
+    from clawrec.cli import main
+    from clawrec.commands import apps as apps_command
+
+    _write(tmp_path, "quick")
+    _write(tmp_path, "slow", default=False)
+    monkeypatch.setattr(corpus, "CORPUS", tmp_path)
+    installed: list[str] = []
+    monkeypatch.setattr(apps_command, "install_app", lambda app, say: installed.append(app.name))
+    assert main(["apps", "install"]) == 0 and installed == ["quick"]
+    assert main(["apps", "install", "slow"]) == 0 and installed == ["quick", "slow"]

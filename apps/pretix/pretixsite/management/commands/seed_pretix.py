@@ -22,7 +22,8 @@ class Command(BaseCommand):
                                         Voucher)
 
         with scopes_disabled():
-            org = Organizer.objects.create(name="Demo Events", slug="demo")
+            # bank transfer is an event-and-organizer plugin: active only when both list it
+            org = Organizer.objects.create(name="Demo Events", slug="demo", plugins="pretix.plugins.banktransfer")
             start = (now() + timedelta(days=60)).replace(hour=9, minute=0, second=0, microsecond=0)
             conf = Event.objects.create(organizer=org, name="PyConf 2026", slug="conf2026", currency="EUR",
                                         date_from=start, date_to=start + timedelta(hours=9), live=True,
@@ -34,12 +35,15 @@ class Command(BaseCommand):
             conf.settings.set("attendee_names_asked", True)
             conf.settings.set("attendee_names_required", True)
             conf.settings.set("attendee_emails_asked", False)
+            conf.settings.set("invoice_address_asked", False)
             tickets = ItemCategory.objects.create(event=conf, name="Tickets", position=0)
             merch = ItemCategory.objects.create(event=conf, name="Merchandise", position=1, is_addon=True)
             regular = Item.objects.create(event=conf, category=tickets, name="Regular ticket",
-                                          default_price=Decimal("120.00"), admission=True, position=0)
+                                          default_price=Decimal("120.00"), admission=True, personalized=True,
+                                          position=0)
             student = Item.objects.create(event=conf, category=tickets, name="Student ticket",
-                                          default_price=Decimal("40.00"), admission=True, position=1)
+                                          default_price=Decimal("40.00"), admission=True, personalized=True,
+                                          position=1)
             shirt = Item.objects.create(event=conf, category=merch, name="T-shirt", default_price=Decimal("15.00"),
                                         admission=False, position=0)
             for base in (regular, student):
@@ -61,6 +65,6 @@ class Command(BaseCommand):
             meet.settings.set("attendee_names_asked", True)
             meet.settings.set("attendee_names_required", True)
             free = Item.objects.create(event=meet, name="Free admission", default_price=Decimal("0.00"),
-                                       admission=True)
+                                       admission=True, personalized=True)
             Quota.objects.create(event=meet, name="Room", size=40).items.add(free)
         self.stdout.write("seeded organizer demo: events conf2026, meetup")
