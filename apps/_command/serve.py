@@ -9,6 +9,11 @@ on stdout once ready, a control port answering POST /reset and GET /health, exit
 The manifest's "ports" names are given free loopback ports; "start" commands (long-running, one process each)
 and "url" are filled with {data}, {source}, {venv}, {port:NAME}; each command also gets them as environment
 variables (CLAWREC_APP_DATA, CLAWREC_APP_SOURCE, CLAWREC_APP_VENV, CLAWREC_PORT_NAME), with the manifest's "env".
+A restart costs what the slowest process takes to start (PostgreSQL + Django: ~5 s), so a manifest may reset the data
+only: a start command written {"argv": [...], "keep": true} is started once and left running by a reset, and
+"reset": {"run": [[...]], "keep_data": ["pg"]} names commands a reset runs (after the snapshot is copied back over
+every data entry but those in keep_data, before the processes not kept are started again), e.g. a database
+re-created from its seeded template inside a kept PostgreSQL.
 """
 
 from __future__ import annotations
@@ -43,8 +48,15 @@ def fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
+def command(entry: list | dict) -> tuple[list[str], bool]:
+    """A start entry: an argv list, or {"argv": [...], "keep": true} (a process a reset leaves running)."""
+    if isinstance(entry, dict):
+        return [str(a) for a in entry["argv"]], bool(entry.get("keep", False))
+    return [str(a) for a in entry], False
+
+
 class Processes:
-    """The app's processes: started from the manifest, stopped by process group, restarted on reset."""
+    """The app's processes: started from the manifest, stopped by process group, restarted on reset (but the kept)."""
 
     def __init__(self, manifest: dict, source: Path, data: Path, snapshot: Path, venv: Path) -> None:
         self.manifest, self.data, self.snapshot = manifest, data, snapshot
@@ -56,21 +68,48 @@ class Processes:
         self.env.update({str(k): fill(str(v), self.values) for k, v in manifest.get("env", {}).items()})
         self.ports = [int(v) for v in ports.values()]
         self.url = fill(str(manifest["url"]), self.values)
-        self.procs: list[subprocess.Popen] = []
+        self.commands = [command(entry) for entry in manifest.get("start", [])]
+        self.hook: dict = manifest.get("reset") or {}
+        self.procs: dict[int, subprocess.Popen] = {}  # by index in "start"
         self.lock = threading.Lock()
 
-    def copy(self) -> None:
-        shutil.rmtree(self.data, ignore_errors=True)
-        shutil.copytree(self.snapshot, self.data, symlinks=True)
+    def copy(self, keep: tuple[str, ...] = ()) -> None:
+        """The snapshot over the data folder, but the entries in `keep` (a kept process's data, reset by a hook)."""
+        if not keep:
+            shutil.rmtree(self.data, ignore_errors=True)
+            shutil.copytree(self.snapshot, self.data, symlinks=True)
+            return
+        for entry in (e for e in self.data.iterdir() if e.name not in keep):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        for entry in (e for e in self.snapshot.iterdir() if e.name not in keep):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.copytree(entry, self.data / entry.name, symlinks=True)
+            else:
+                shutil.copy2(entry, self.data / entry.name, follow_symlinks=False)
 
     def start(self) -> None:
         log = (self.data.parent / "server.log").open("a")
-        for cmd in self.manifest.get("start", []):
-            argv = [fill(str(a), self.values) for a in cmd]
-            self.procs.append(subprocess.Popen(argv, env=self.env, cwd=self.values["source"], stdout=log,
-                                               stderr=log, stdin=subprocess.DEVNULL, start_new_session=True))
+        for index, (cmd, _) in enumerate(self.commands):
+            if index in self.procs:  # kept across the reset
+                continue
+            argv = [fill(a, self.values) for a in cmd]
+            self.procs[index] = subprocess.Popen(argv, env=self.env, cwd=self.values["source"], stdout=log,
+                                                 stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.wait_ready()
+
+    def run_hook(self) -> None:
+        """The manifest's reset commands, in the app's folder with the start commands' values; a failure raises."""
+        for cmd in self.hook.get("run", []):
+            argv = [fill(str(a), self.values) for a in cmd]
+            done = subprocess.run(argv, env=self.env, cwd=self.values["source"], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=READY_TIMEOUT)
+            if done.returncode:
+                tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+                raise RuntimeError(f"reset command {' '.join(argv)}: {tail}")
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + READY_TIMEOUT
@@ -78,7 +117,7 @@ class Processes:
         while pending:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"ports {pending} never listened")
-            dead = [p.args for p in self.procs if p.poll() is not None]
+            dead = [p.args for p in self.procs.values() if p.poll() is not None]
             if dead:
                 raise RuntimeError(f"exited at start: {' '.join(dead[0])}")
             try:
@@ -93,23 +132,26 @@ class Processes:
             if exc.code >= 500:
                 raise RuntimeError(f"{ready}: HTTP {exc.code}") from None
 
-    def stop(self) -> None:
-        for proc in self.procs:
+    def stop(self, kept: bool = True) -> None:
+        """Stop the processes (`kept` False: all but those a reset leaves running)."""
+        stopping = {i: p for i, p in self.procs.items() if kept or not self.commands[i][1]}
+        for proc in stopping.values():
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
+        for index, proc in stopping.items():
             try:
                 proc.wait(5)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-        self.procs = []
+            del self.procs[index]
 
     def reset(self) -> float:
         t0 = time.monotonic()
         with self.lock:
-            self.stop()
-            self.copy()
+            self.stop(kept=False)
+            self.copy(tuple(str(k) for k in self.hook.get("keep_data", [])))
+            self.run_hook()
             self.start()
         return time.monotonic() - t0
 
@@ -166,7 +208,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         while os.getppid() == parent and not stop.wait(0.5):  # never outlive the process that started us
-            if any(p.poll() is not None for p in apps.procs) and not apps.lock.locked():
+            if any(p.poll() is not None for p in apps.procs.values()) and not apps.lock.locked():
                 print("serve: a process of the app exited", file=sys.stderr)
                 break
     finally:

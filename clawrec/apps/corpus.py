@@ -52,6 +52,11 @@ class AppDef:
     env: tuple[tuple[str, str], ...] = ()
     # false: opt-in (a long install, e.g. pretix): `apps install NAME` / `make apps APPS=NAME`, not a bare `apps install`
     default: bool = True
+    # kind "command": indexes of start commands a reset leaves running ({"argv": [...], "keep": true}), and the
+    # manifest's "reset": {"run": [commands run by a reset], "keep_data": [data entries a reset does not copy back]}
+    keep: tuple[int, ...] = ()
+    reset: tuple[tuple[str, ...], ...] = ()
+    keep_data: tuple[str, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -103,9 +108,32 @@ def _load(path: Path) -> AppDef:
                   database=str(doc["database"]), mail=doc.get("mail"), uploads=doc.get("uploads"),
                   start_path=str(doc.get("start_path", "/")), source=path.parent,
                   apt=tuple(str(p) for p in doc.get("apt", [])), ports=tuple(str(p) for p in doc.get("ports", [])),
-                  start=tuple(tuple(str(a) for a in cmd) for cmd in doc.get("start", [])),
+                  start=tuple(tuple(str(a) for a in _argv(cmd, path)) for cmd in doc.get("start", [])),
                   url=str(doc.get("url", "")), env=tuple((str(k), str(v)) for k, v in doc.get("env", {}).items()),
-                  default=_flag(doc, "default", path))
+                  default=_flag(doc, "default", path),
+                  keep=tuple(i for i, c in enumerate(doc.get("start", [])) if isinstance(c, dict) and c.get("keep")),
+                  **_reset(doc, path))
+
+
+def _argv(cmd: Any, path: Path) -> list:
+    """A start command: an argv list, or {"argv": [...], "keep": true} (started once, left running by a reset)."""
+    if isinstance(cmd, dict):
+        if not isinstance(cmd.get("argv"), list) or not isinstance(cmd.get("keep", False), bool):
+            raise UsageError(f"{path}: start: an object needs \"argv\": [...] and optionally \"keep\": true or false")
+        return cmd["argv"]
+    if not isinstance(cmd, list):
+        raise UsageError(f"{path}: start: each command is a list or {{\"argv\": [...], \"keep\": true}}")
+    return cmd
+
+
+def _reset(doc: dict, path: Path) -> dict[str, tuple]:
+    """The manifest's "reset" hook (kind command): commands a reset runs, data entries it leaves to them."""
+    hook = doc.get("reset", {})
+    run, kept = (hook.get("run", []), hook.get("keep_data", [])) if isinstance(hook, dict) else (None, None)
+    if not isinstance(hook, dict) or not set(hook) <= {"run", "keep_data"} or not isinstance(kept, list) or \
+            not isinstance(run, list) or not all(isinstance(c, list) for c in run):
+        raise UsageError(f"{path}: reset: expected {{\"run\": [[command], ...], \"keep_data\": [entry, ...]}}")
+    return {"reset": tuple(tuple(str(a) for a in c) for c in run), "keep_data": tuple(str(e) for e in kept)}
 
 
 def _flag(doc: dict, key: str, path: Path) -> bool:

@@ -19,6 +19,7 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 DATABASES = {"default": {
     "ENGINE": "django.db.backends.postgresql", "NAME": "misago", "USER": "misago",
     "HOST": "127.0.0.1", "PORT": int(os.environ.get("CLAWREC_PORT_PG", "5432")),
+    "CONN_MAX_AGE": 0,  # a connection per request: a reset drops and re-creates the database under a running server
 }}
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 CELERY_BROKER_URL = None
