@@ -48,6 +48,9 @@ NOT_SECRET_JOINED = frozenset({"workauthorization"})
 CSRF_PARTS = ("csrf", "xsrf", "wpnonce")
 SECRET_SUFFIXES = ("token", "secret", "key")  # a header named `*-token`, `*-secret`, `*-key`
 ONE_TIME_CODE = re.compile(r"\d{4,8}")  # a bare `code` field is secret when its value looks like a one-time code
+ONE_TIME_CODE_NAMES = ("code", "otp_code")
+KEY_CACHE = 4096  # record keys whose decision a Redactor keeps (bodies bring arbitrary keys: bounded)
+_PLAIN = (int, float, bool, type(None))  # values with nothing to scrub (a secret-named one is decided before)
 SECRET_AUTOCOMPLETE = re.compile(r"\b(?:new-password|current-password|password|one-time-code|cc-number|cc-csc)\b")
 # Every name, input or parameter the policy redacts contains one of these (lower case): a line without any, and
 # without a secret value, is written as it is (the walk below costs ~20x these substring searches; a regex ~7x).
@@ -100,7 +103,7 @@ def secret_field(name: Any, value: Any) -> bool:
     """`secret_name`, plus a bare `code` holding a one-time code (4–8 digits)."""
     if secret_name(name):
         return True
-    return isinstance(name, str) and name.lower() in ("code", "otp_code") and \
+    return isinstance(name, str) and name.lower() in ONE_TIME_CODE_NAMES and \
         ONE_TIME_CODE.fullmatch(str(value).strip()) is not None
 
 
@@ -193,6 +196,8 @@ class Redactor:
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         self.values: list[str] = []
+        self._keys: dict[str, tuple[str, bool, bool]] = {}
+        self._keys_n = 0
         self.add(values)
 
     def add(self, values: Iterable[str]) -> None:
@@ -220,15 +225,33 @@ class Redactor:
             text = redact_html(text)
         return text
 
+    def _key(self, k: Any) -> tuple[Any, bool, bool]:
+        """A record key as written (secret values scrubbed from it), whether it is a secret name, and whether it is a
+        bare `code` (secret when its value is a one-time code): decided once per key while the values stay the same.
+        Why: the HTTP log's records repeat the same few dozen keys (headers, timing), and deciding each again per
+        record was most of the walk (measured, bench/http_cpu.py)."""
+        if self._keys_n != len(self.values) or len(self._keys) > KEY_CACHE:
+            self._keys.clear()
+            self._keys_n = len(self.values)
+        got = self._keys.get(k) if type(k) is str else None
+        if got is None:
+            if not isinstance(k, str):
+                return k, False, False
+            got = (self.text(k), secret_name(k), k.lower() in ONE_TIME_CODE_NAMES)
+            self._keys[k] = got
+        return got
+
     def record(self, obj: Any) -> Any:
         if isinstance(obj, dict):
             if "target" in obj and secret_input(obj.get("target")):
                 obj = redact_action(obj)
             out = {}
             for k, v in obj.items():  # a loop, not a call per value: the HTTP log's records are mostly numbers
-                name = self.text(k) if isinstance(k, str) else k
-                if secret_field(k, v) and _scalar(v):
+                name, secret, code = self._key(k)
+                if (secret or (code and ONE_TIME_CODE.fullmatch(str(v).strip()) is not None)) and _scalar(v):
                     out[name] = REDACTED
+                elif type(v) in _PLAIN:
+                    out[name] = v
                 elif isinstance(v, str):
                     out[name] = self.text(v)
                 elif isinstance(v, (dict, list)):
