@@ -3,20 +3,7 @@
 set -e
 D="$CLAWREC_APP_DATA"
 mkdir -p "$D/dovecot-run"
-# Dovecot's auth and imap processes run as nobody and need +x on every folder above the maildir and the passwd file;
-# a checkout under a 0700 folder (/root, mktemp -d) denies it. So they live in a folder of this instance's own under
-# /tmp (one per data folder, reused by every start and reset), and the data folder keeps a link to the maildir (the
-# `files:` checks read Maildir/... through it). A start after a reset moves the snapshot's fresh maildir there again.
-M="/tmp/clawrec-mail-$(printf %s "$D" | md5sum | cut -c1-12)"
-if [ ! -L "$D/Maildir" ]; then
-  rm -rf "$M"
-  mkdir -m 0711 "$M"
-  mv "$D/Maildir" "$M/Maildir"
-  ln -s "$M/Maildir" "$D/Maildir"
-fi
-cp "$D/passwd" "$M/passwd"
-chmod 0644 "$M/passwd"
-chown -R nobody:nogroup "$M/Maildir"
+. "$CLAWREC_APP_SOURCE/maildir.sh"
 cat > "$D/dovecot.conf" <<CONF
 protocols = imap
 listen = 127.0.0.1
