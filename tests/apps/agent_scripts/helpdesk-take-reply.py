@@ -1,7 +1,7 @@
 """helpdesk: a staff member logs in, takes "Charged twice in October" (owner sam, not public, Save: a POST to
 /tickets/<id>/update/ that is an earlier write the task needs), then replies publicly and saves: a second POST to the
 same URL, the final submission; only the fields tell them apart. `--comment TEXT`: a wrong reply; `--internal`: the
-reply saved with Public off (annotate's rule lets it through: the finding in the spec's comment)."""
+reply saved with Public off (caught by the rule's `nonempty: [comment]`; the judge FAILs it on `public`)."""
 
 import argparse
 import asyncio
