@@ -164,7 +164,7 @@ def _with(rule: Rule, chosen: dict[str, list[str]], option: tuple[int, str, str]
 
 def telling_values(rule: Rule, target: Sent, left: list[Sent], pairs: Iterable[tuple[str, Any]]) -> list[str]:
     """Constant fields of the target whose `equals` alone would drop every look-alike in `left` (what to suggest for
-    `--equals` when only values tell the requests apart). Flag-shaped fields first (taskspec/tell_apart.py): a
+    `--equals` when only values tell the requests apart). Flag-shaped fields first (`is_flag`): a
     per-draft id in the matcher would let every other draft's send through; a flag names the kind of submission."""
     pairs = list(pairs)
     out = []
