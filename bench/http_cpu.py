@@ -7,7 +7,7 @@ http.jsonl + http.har) runs in a child process of its own, so that nothing else 
 server (a second child) makes `REQUESTS` sequential requests, two GETs of a small text for each POST of a JSON body
 with a secret field answered with JSON (the shapes the join, the redaction and the body reads work on); the child's
 user + system CPU (psutil) over those requests, minus its idle CPU over the same wall time, divided by the count, is
-the figure. `REPEATS` repeats, the median reported. `CLAWREC_BENCH_HTTP_CPU_COUNT=1` also counts the CDP events the
+the figure. `REPEATS` repeats, the median reported; apart, the CPU of the close (http.har) per request. `CLAWREC_BENCH_HTTP_CPU_COUNT=1` also counts the CDP events the
 child received per request by method (costs CPU itself: a separate diagnostic run);
 `CLAWREC_BENCH_HTTP_CPU_PROFILE=FILE` writes the child's cProfile stats there (also diagnostic).
 `make bench BENCH=http_cpu`.
@@ -91,12 +91,14 @@ def _intercept(conn: Any, ws_url: str, spec_path: str, out: str, count: bool) ->
     from taskspec.load import load_spec
 
     counts: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
     if count:
         plain = cdp.event_method
 
         def counting(raw: str | bytes) -> str | None:
             method = plain(raw)
             counts[method or "(reply or parsed)"] += 1
+            sizes[method or "(reply or parsed)"] += len(raw)
             return method
         cdp.event_method = counting
 
@@ -105,10 +107,11 @@ def _intercept(conn: Any, ws_url: str, spec_path: str, out: str, count: bool) ->
         await icpt.attach(ws_url)
         conn.send("attached")
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        c0 = time.process_time()
         if icpt.http is not None:
             await icpt.http.settle()
         await icpt.close()
-        conn.send({"counts": dict(counts), "dropped": icpt.conn.dropped if icpt.conn else None})
+        conn.send({"close_cpu_s": time.process_time() - c0, "counts": dict(counts), "bytes": dict(sizes), "dropped": icpt.conn.dropped if icpt.conn else None})
 
     if not PROFILE:
         asyncio.run(main())
@@ -139,14 +142,15 @@ async def _drive(ws_url: str, base: str, child: int) -> list[dict[str, float]]:
         rows = []
         for _ in range(REPEATS):
             await asyncio.sleep(1.5)  # the warm-up's or last repeat's bodies and flushes end first
-            c0, t0 = _cpu(child), time.monotonic()
+            c0, t0, sys0 = _cpu(child), time.monotonic(), psutil.Process(child).cpu_times().system
             await page.call("Runtime.evaluate", {**fn, "expression": f"({FETCH_JS})({REQUESTS})"}, timeout=600)
             await asyncio.sleep(0.5)  # the last bodies are read and the log flushed
             busy_cpu, wall = _cpu(child) - c0, time.monotonic() - t0
+            sys_cpu = psutil.Process(child).cpu_times().system - sys0
             c1 = _cpu(child)
             await asyncio.sleep(min(wall, 10.0))
             idle_rate = (_cpu(child) - c1) / min(wall, 10.0)
-            rows.append({"cpu_s": busy_cpu, "wall_s": wall, "idle_cpu_per_s": idle_rate,
+            rows.append({"cpu_s": busy_cpu, "sys_s": sys_cpu, "wall_s": wall, "idle_cpu_per_s": idle_rate,
                          "ms_per_request": (busy_cpu - idle_rate * wall) / REQUESTS * 1000})
         return rows
     finally:
@@ -186,13 +190,18 @@ def run(out_dir: Path) -> dict:
         result = {"requests": REQUESTS, "repeats": REPEATS, "ms_per_request_median": round(statistics.median(per), 3),
                   "ms_per_request": [round(x, 3) for x in per],
                   "raw_cpu_ms_per_request": [round(r["cpu_s"] / REQUESTS * 1000, 3) for r in rows],
+                  "of_which_system_ms": [round(r["sys_s"] / REQUESTS * 1000, 3) for r in rows],
                   "idle_cpu_pct": [round(100 * r["idle_cpu_per_s"], 2) for r in rows],
                   "wall_s": [round(r["wall_s"], 1) for r in rows], "http_jsonl_lines": http_lines,
-                  "load_avg_1m": round(os.getloadavg()[0], 1), "goal_ms": 0.3}
+                  "load_avg_1m": round(os.getloadavg()[0], 1), "goal_ms": 0.3,
+                  # the close (http.har written from every record) per request of the whole run, warm-up included
+                  "close_ms_per_request": round(tail.get("close_cpu_s", 0) / (REQUESTS * REPEATS + 21) * 1000, 3)}
         if COUNT:
             n = REQUESTS * REPEATS + 20 + 1
             result["messages_per_request"] = {k: round(v / n, 2) for k, v in
                                               sorted(tail.get("counts", {}).items(), key=lambda kv: -kv[1])}
+            result["bytes_per_request"] = {k: round(v / n) for k, v in
+                                           sorted(tail.get("bytes", {}).items(), key=lambda kv: -kv[1])}
         return result
     finally:
         if icpt is not None:

@@ -230,24 +230,27 @@ class Redactor:
         bare `code` (secret when its value is a one-time code): decided once per key while the values stay the same.
         Why: the HTTP log's records repeat the same few dozen keys (headers, timing), and deciding each again per
         record was most of the walk (measured, bench/http_cpu.py)."""
-        if self._keys_n != len(self.values) or len(self._keys) > KEY_CACHE:
-            self._keys.clear()
-            self._keys_n = len(self.values)
-        got = self._keys.get(k) if type(k) is str else None
-        if got is None:
-            if not isinstance(k, str):
-                return k, False, False
-            got = (self.text(k), secret_name(k), k.lower() in ONE_TIME_CODE_NAMES)
+        if not isinstance(k, str):
+            return k, False, False
+        got = (self.text(k), secret_name(k), k.lower() in ONE_TIME_CODE_NAMES)
+        if len(self._keys) < KEY_CACHE:
             self._keys[k] = got
         return got
 
     def record(self, obj: Any) -> Any:
+        if self._keys_n != len(self.values):  # a value learnt since: every key is decided again
+            self._keys.clear()
+            self._keys_n = len(self.values)
+        return self._walk(obj)
+
+    def _walk(self, obj: Any) -> Any:
         if isinstance(obj, dict):
             if "target" in obj and secret_input(obj.get("target")):
                 obj = redact_action(obj)
             out = {}
+            keys = self._keys
             for k, v in obj.items():  # a loop, not a call per value: the HTTP log's records are mostly numbers
-                name, secret, code = self._key(k)
+                name, secret, code = keys.get(k) or self._key(k)
                 if (secret or (code and ONE_TIME_CODE.fullmatch(str(v).strip()) is not None)) and _scalar(v):
                     out[name] = REDACTED
                 elif type(v) in _PLAIN:
@@ -255,12 +258,12 @@ class Redactor:
                 elif isinstance(v, str):
                     out[name] = self.text(v)
                 elif isinstance(v, (dict, list)):
-                    out[name] = self.record(v)
+                    out[name] = self._walk(v)
                 else:
                     out[name] = v
             return out
         if isinstance(obj, list):
-            return [self.record(v) for v in obj]
+            return [self._walk(v) for v in obj]
         if isinstance(obj, str):
             return self.text(obj)
         return obj
