@@ -85,9 +85,38 @@ async def bank_transfer(page: Any) -> None:
 
 
 async def place_order(page: Any) -> None:
-    """Say the next click is the final submission, press "Place binding order" and wait: the run ends when the
-    interceptor catches it (the scripted person Blocks it)."""
-    await page.wait_for_selector("button:has-text('Place binding order')")
-    log("tool_call", {"click": "Place binding order"}, tool="click", final=True)
-    await page.click("button:has-text('Place binding order')")
+    """Say the next click is the final submission, press "Place binding order" on the review page and wait: the run
+    ends when the interceptor catches it (the person Blocks it). A free order's button says "Submit registration"."""
+    button = page.locator("form[data-asynctask] .checkout-button-row button[type=submit]")
+    await button.wait_for()
+    log("tool_call", {"click": (await button.inner_text()).strip()}, tool="click", final=True)
+    await button.click()
     await asyncio.sleep(30)
+
+
+async def redeem_voucher(page: Any, code: str) -> None:
+    """Type a voucher code in the shop's "Redeem a voucher" box and open the voucher's product page (a GET)."""
+    await page.fill("#voucher", code)
+    log("tool_call", {"voucher": code}, tool="type")
+    async with page.expect_navigation(url="**/redeem**"):
+        await page.click("button:has-text('Redeem voucher')")
+    await page.wait_for_selector("#btn-add-to-cart")
+
+
+async def remove_one(page: Any, label: str) -> None:
+    """The cart's "−" on a product's line: pretix removes one of its cart positions (POST /cart/remove)."""
+    log("tool_call", {"remove_one": label}, tool="click")
+    async with page.expect_navigation(url="**require_cookie=true**", timeout=120_000):
+        await page.click(f"button[title='Remove one {label} from your cart']")
+    await page.wait_for_selector(".cart-row")
+
+
+async def finish(page: Any, email: str, attendees: list[dict[str, str]], shirts: int = 0, pay: bool = True) -> None:
+    """From the cart to the final click: Continue, add-ons, "Your information", bank transfer (when the order costs
+    something), then "Place binding order"."""
+    await checkout(page)
+    await addons(page, shirts)
+    await your_information(page, email, attendees)
+    if pay:
+        await bank_transfer(page)
+    await place_order(page)

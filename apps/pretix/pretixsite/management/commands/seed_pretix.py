@@ -64,6 +64,7 @@ class Command(BaseCommand):
                                         date_from=start - timedelta(days=30), live=True, plugins="")
             meet.settings.set("attendee_names_asked", True)
             meet.settings.set("attendee_names_required", True)
+            meet.settings.set("invoice_address_asked", False)
             free = Item.objects.create(event=meet, name="Free admission", default_price=Decimal("0.00"),
                                        admission=True, personalized=True)
             Quota.objects.create(event=meet, name="Room", size=40).items.add(free)
