@@ -13,7 +13,7 @@ openclaw:
 agents:  # browser-use (own venv), Claude Code, Codex, Playwright MCP into .tools/
 	@bash scripts/setup.sh agents
 
-apps: setup  # the real applications of apps/ (pinned, each in its own venv) into .tools/apps; a second run installs nothing; APPS=pretix installs opt-in ones
+apps: setup  # the real applications of apps/ (pinned, each in its own venv) into .tools/apps; a second run installs nothing; APPS=NAME installs only those (also an opt-in app, "default": false)
 	@$(CLAWREC) apps install $(APPS)
 
 demo: setup

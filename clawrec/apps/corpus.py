@@ -50,7 +50,7 @@ class AppDef:
     start: tuple[tuple[str, ...], ...] = ()
     url: str = ""
     env: tuple[tuple[str, str], ...] = ()
-    # false: opt-in (a long install, e.g. pretix): `apps install NAME` / `make apps APPS=NAME`, not a bare `apps install`
+    # false: opt-in (too long for make test): `apps install NAME` / `make apps APPS=NAME`, not a bare `apps install`
     default: bool = True
     # kind "command": indexes of start commands a reset leaves running ({"argv": [...], "keep": true}), and the
     # manifest's "reset": {"run": [commands run by a reset], "keep_data": [data entries a reset does not copy back]}
