@@ -7,8 +7,10 @@ http.jsonl + http.har) runs in a child process of its own, so that nothing else 
 server (a second child) makes `REQUESTS` sequential requests, two GETs of a small text for each POST of a JSON body
 with a secret field answered with JSON (the shapes the join, the redaction and the body reads work on); the child's
 user + system CPU (psutil) over those requests, minus its idle CPU over the same wall time, divided by the count, is
-the figure. `REPEATS` repeats, the median reported; apart, the CPU of the close (http.har) per request. `CLAWREC_BENCH_HTTP_CPU_COUNT=1` also counts the CDP events the
-child received per request by method (costs CPU itself: a separate diagnostic run);
+the figure. `REPEATS` repeats, the median reported; apart, the CPU of the close (http.har) per request.
+`CLAWREC_BENCH_HTTP_CPU_COUNT=1` also counts the CDP events the child received per request by method (costs CPU
+itself: a separate diagnostic run);
+`CLAWREC_BENCH_HTTP_CPU_MODE=chrome_network_idle` measures the bare receiver instead (see MODE);
 `CLAWREC_BENCH_HTTP_CPU_PROFILE=FILE` writes the child's cProfile stats there (also diagnostic).
 `make bench BENCH=http_cpu`.
 """
@@ -31,6 +33,9 @@ import psutil
 REQUESTS = int(os.environ.get("CLAWREC_BENCH_HTTP_CPU_REQUESTS", "300"))
 REPEATS = int(os.environ.get("CLAWREC_BENCH_HTTP_CPU_REPEATS", "3"))
 COUNT = os.environ.get("CLAWREC_BENCH_HTTP_CPU_COUNT") == "1"
+# `chrome_network_idle`: the child is the bare client with Network on (events received and dropped unparsed, no
+# body read, no log): the floor of receiving the HTTP layer's events in this process
+MODE = os.environ.get("CLAWREC_BENCH_HTTP_CPU_MODE", "clawrec")
 PROFILE = os.environ.get("CLAWREC_BENCH_HTTP_CPU_PROFILE", "")  # a file: the child's cProfile stats (diagnostic)
 
 FETCH_JS = """async (n) => { await fetch('/ping?warm');
@@ -103,6 +108,15 @@ def _intercept(conn: Any, ws_url: str, spec_path: str, out: str, count: bool) ->
         cdp.event_method = counting
 
     async def main() -> None:
+        if MODE != "clawrec":  # the bare client of bench/yardsticks.py: the same events received, none read
+            from bench.yardsticks import Yardstick
+            stick = Yardstick.named(MODE)
+            await stick.attach(ws_url)
+            conn.send("attached")
+            await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+            await stick.close()
+            conn.send({"counts": dict(counts), "bytes": dict(sizes)})
+            return
         icpt = Interceptor(load_spec(spec_path), out, secrets=["hunter22"])
         await icpt.attach(ws_url)
         conn.send("attached")
@@ -111,7 +125,8 @@ def _intercept(conn: Any, ws_url: str, spec_path: str, out: str, count: bool) ->
         if icpt.http is not None:
             await icpt.http.settle()
         await icpt.close()
-        conn.send({"close_cpu_s": time.process_time() - c0, "counts": dict(counts), "bytes": dict(sizes), "dropped": icpt.conn.dropped if icpt.conn else None})
+        conn.send({"close_cpu_s": time.process_time() - c0, "counts": dict(counts), "bytes": dict(sizes),
+                   "dropped": icpt.conn.dropped if icpt.conn else None})
 
     if not PROFILE:
         asyncio.run(main())
@@ -185,9 +200,10 @@ def run(out_dir: Path) -> dict:
         rows = asyncio.run(_drive(browser.ws_url, base, icpt.pid))
         icpt_end.send("stop")
         tail = icpt_end.recv() if icpt_end.poll(60) else {}
-        http_lines = sum(1 for _ in (work / "run" / "http.jsonl").open())
+        http_lines = sum(1 for _ in (work / "run" / "http.jsonl").open()) if MODE == "clawrec" else None
         per = [r["ms_per_request"] for r in rows]
-        result = {"requests": REQUESTS, "repeats": REPEATS, "ms_per_request_median": round(statistics.median(per), 3),
+        result = {"mode": MODE, "requests": REQUESTS, "repeats": REPEATS,
+                  "ms_per_request_median": round(statistics.median(per), 3),
                   "ms_per_request": [round(x, 3) for x in per],
                   "raw_cpu_ms_per_request": [round(r["cpu_s"] / REQUESTS * 1000, 3) for r in rows],
                   "of_which_system_ms": [round(r["sys_s"] / REQUESTS * 1000, 3) for r in rows],

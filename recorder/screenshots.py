@@ -6,6 +6,9 @@ action channel calls without awaiting, so recording actions never waits on a cap
 the channel writes it (in `t` order, a moment later): a shot's record waits for it (`action_seq`), its capture never.
 Every capture asked for ends in one record (a file, or an `error`): `stop()` waits for captures under way (bounded),
 then cancels the rest, which record why; nothing escapes a capture task and nothing is written after `stop()`.
+The bound per action is `timeout` (5 s over all attempts of `ATTEMPT_S` each): a capture that misses it is a record
+with the CDP error, and the manifest counts every missing shot by its reason (`summary()`), so a run short of
+screenshots under CPU starvation says why.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import re
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,7 @@ ATTEMPT_S = 1.0  # one capture attempt; `timeout` bounds all attempts for one ac
 MAX_INFLIGHT = 2  # captures of one page at once
 LINK_S = 5.0  # how long a shot's record waits for its action's seq
 CANCELLED = "not captured: the recording was finalized first"
+LATE = "not captured: the action came after the recording began to finalize"
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +104,9 @@ class Screenshotter:
         self._seq = 0
         self.count = 0
         self.errors = 0
-        self.skipped = 0  # actions that arrived after stop() began: no capture asked
+        self.skipped = 0  # actions that arrived after stop() began: no capture, no record (counted, reason LATE)
+        self.unlinked = 0  # shots written before their action's seq came (LINK_S): a file no action points to
+        self.reasons: Counter[str] = Counter()  # why each record without an image has none
         self.latencies: list[float] = []     # seconds from the action's t to the capture
         self.browser_version = ""
 
@@ -116,8 +124,9 @@ class Screenshotter:
         pages = self.targets.note(action)
         if not wants_shot(action):
             return
-        if self._stopping:
+        if self._stopping:  # no record either: the action gets its seq only after the index has closed
             self.skipped += 1
+            self.reasons[LATE] += 1
             return
         tid = pick_page(action, pages, self.targets.active)
         if on_blank_page(action, pages.get(tid or "", "")):
@@ -222,6 +231,7 @@ class Screenshotter:
                                       "action_type": action.get("type"), "target": tid, "url": url, "took": took}
             if image is None:
                 self.errors += 1
+                self.reasons[_reason(error)] += 1
                 self.index.write(Screenshot.build(**record, path=None, error=error))
                 continue
             name = f"{self._seq:06d}.jpg"
@@ -233,9 +243,18 @@ class Screenshotter:
                 self.index.fail(self.dir / name, exc)
                 continue
             self.count += 1
+            self.unlinked += action.get("seq") is None
             if isinstance(action.get("t"), (int, float)):
                 self.latencies.append(max(0.0, t + took - action["t"]))
             self.index.write(Screenshot.build(**record, path=f"{SCREENSHOTS_DIR}/{name}"))
+
+    def summary(self) -> dict[str, Any]:
+        """The layer's counts for the manifest (recorder.screenshots): every action that wanted a shot is `taken`, or
+        a record without an image (`errors`), or came once stop() had begun (`skipped`: no record, its seq comes
+        after the index closed); `reasons` counts why for both; `unlinked`: shots written before their action had a
+        seq (LINK_S: the scale bench counts their actions as missing)."""
+        return {"taken": self.count, "errors": self.errors, "skipped": self.skipped, "unlinked": self.unlinked,
+                "reasons": dict(self.reasons)}
 
     async def stop(self, drain: float = 3.0, cancel_wait: float = 2.0) -> None:
         """Take the shots already asked for (up to `drain` seconds); cancel the rest (each records why, within
@@ -260,3 +279,10 @@ class Screenshotter:
         self._index_closed = True
         if self.index is not None:
             self.index.close()
+
+
+def _reason(error: str | None) -> str:
+    """An error's kind for the manifest's counts: its text without what varies per capture (a CDP error's method
+    and session in parentheses, seconds and ids as digits)."""
+    text = re.sub(r"\s*\([^)]*\)", "", str(error or "unknown"))
+    return re.sub(r"\d+(?:\.\d+)?", "N", text).strip()[:120] or "unknown"

@@ -363,8 +363,7 @@ class Recording:
         base["recorder"] = {
             "failures": self.failures + errors,
             "channel": dict(self.channel.stats) if self.channel else {},
-            "screenshots": {"taken": self.screens.count, "errors": self.screens.errors,
-                            "skipped": self.screens.skipped} if self.screens else {},
+            "screenshots": self.screens.summary() if self.screens else {},
             "dom": {"captured": self.dom.count, "errors": self.dom.errors, "skipped": self.dom.skipped,
                     "bytes": self.dom.writer.bytes if self.dom.writer else 0} if self.dom else {},
         }
