@@ -4,6 +4,8 @@ from the query and the body), and the same-path key the nearest-URL tier searche
 
 from __future__ import annotations
 
+import email
+import hashlib
 import json
 import re
 from io import BytesIO
@@ -61,6 +63,7 @@ def redacted_fields(url: str, content_type: str, body: bytes) -> set[str]:
     as `[redacted]`. Why: a secret-named field (a CSRF token, a password) is archived redacted while a replayed page
     sends the value it was served; the normalized tier ignores such fields, as it ignores the spec's volatile ones."""
     found = {k for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True) if v == REDACTED}
+    found |= {k for k, v in multipart_pairs(body, content_type) or () if v == REDACTED}
     if not body or REDACTED.encode() not in body and quote_plus(REDACTED).encode() not in body:
         return found
     text = body.decode("utf-8", "replace")
@@ -85,11 +88,36 @@ def _redacted_json(value: Any, found: set[str]) -> None:
             _redacted_json(v, found)
 
 
+def multipart_pairs(body: bytes, content_type: str) -> list[tuple[str, str]] | None:
+    """A multipart/form-data body as (name, value) pairs (a file: "filename:size:sha1"), None if it is not one.
+    Why: its boundary is random per request (pretix's cart add, sent by XHR as FormData, never matched in a
+    replay: each tier compared the boundary), so the normalized tier compares the fields instead."""
+    if "multipart/form-data" not in (content_type or "").lower() or not body:
+        return None
+    msg = email.message_from_bytes(b"Content-Type: " + content_type.encode("latin-1", "replace") + b"\r\n\r\n" + body)
+    if not msg.is_multipart():
+        return None
+    pairs = []
+    for part in msg.get_payload():
+        name, data = part.get_param("name", header="content-disposition"), part.get_payload(decode=True) or b""
+        if name is None:
+            continue
+        filename = part.get_filename()
+        value = data.decode("utf-8", "replace") if filename is None else \
+            f"{filename}:{len(data)}:{hashlib.sha1(data).hexdigest()}"
+        pairs.append((str(name), value))
+    return pairs
+
+
 def normalized_body(body: bytes, content_type: str, ignore: frozenset[str]) -> bytes:
-    """The body with `ignore` fields removed: JSON (at any depth) and urlencoded forms; other bodies as they are."""
+    """The body with `ignore` fields removed: JSON (at any depth), urlencoded and multipart forms; other bodies as
+    they are."""
     if not body:
         return b""
     low = (content_type or "").lower()
+    fields = multipart_pairs(body, content_type)
+    if fields is not None:
+        return urlencode(_drop(fields, ignore)).encode()
     text = body.decode("utf-8", "replace")
     if "json" in low or text[:1] in "{[":
         try:
