@@ -92,7 +92,14 @@ class Capture:
             return []
         self.join.listen(session)
         # After the HTTP layer's Network.enable (same queue): these buffers replace its small ones.
-        return [session.send("Network.enable", {"maxPostDataSize": 1024 * 1024, **buffers(self.cap)})]
+        futures = [session.send("Network.enable", {"maxPostDataSize": 1024 * 1024, **buffers(self.cap)})]
+        if session.target_type in ("page", "iframe"):
+            # Bodies kept outside the renderer survive a navigation: misago's sign-in XHR answer, read after its
+            # handler had submitted the login form, was gone (archived empty: the replay stalled). Not awaited: a
+            # Chrome without the command archives as before (a failed prepare future would close the target).
+            durable = session.send("Network.configureDurableMessages", buffers(self.cap))
+            durable.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return futures
 
     def _request(self, session: Session, p: dict[str, Any]) -> dict[str, Any] | None:
         req = p["request"]
