@@ -37,6 +37,7 @@ from taskspec.generalize import (  # noqa: F401  (re-exported: the annotation AP
     BEACON_WORDS, GRAPHQL_SKIP, generalize_url, graphql_element, graphql_reads_only, is_file_part, is_graphql,
     is_mutation, leaves, payload_pairs, placeholder_url, token_reason,
 )
+from taskspec.fieldpath import MISSING, is_nonempty
 from taskspec.model import Rule
 from taskspec.plumbing import split_expect
 from taskspec.propose_writes import describe as describe_write, propose
@@ -53,6 +54,7 @@ class Options:
     equals: tuple[str, ...] = ()
     category: str | None = None
     fields: tuple[str, ...] = ()  # fields the rule must also require (added to those that tell the request apart)
+    nonempty: tuple[str, ...] = ()  # fields the rule must see non-empty (added to those annotate finds)
 
 
 def fill_sites(text: str, sites: dict[str, str]) -> str:
@@ -68,9 +70,11 @@ def _lines(found: list[Sent]) -> str:
 
 
 def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...], extra: tuple[str, ...] = (),
-               others: list[Sent] = (), button: dict[str, Any] | None = None) -> tuple[dict, dict, list, list[str]]:
+               others: list[Sent] = (), button: dict[str, Any] | None = None,
+               full: tuple[str, ...] = ()) -> tuple[dict, dict, list, list[str]]:
     """(intercept rule, expect, volatile, notes) for one candidate; `others` are the run's requests (see `sent`);
-    `button`: the submit button the person pressed for it (taskspec/action_field.py), whose field is pinned."""
+    `button`: the submit button the person pressed for it (taskspec/action_field.py), whose field is pinned;
+    `extra` and `full`: fields the person requires present (`--fields`) and non-empty (`--nonempty`)."""
     rule: dict[str, Any] = {"url": generalize_url(c.url, sites)}
     if not c.is_websocket:
         rule["method"] = c.method
@@ -88,18 +92,21 @@ def build_rule(c: Candidate, sites: dict[str, str], equals_keys: tuple[str, ...]
     for key in extra:
         if key not in values:
             raise AnnotateError(f"--fields {key}: no such field in the payload (fields: {', '.join(values)})")
+    for key in full:
+        if not is_nonempty(values.get(key, MISSING)):
+            raise AnnotateError(f"--nonempty {key}: the payload has no such field, or it is empty")
     fields = list(dict.fromkeys(extra))
     matcher = Rule(index=0, url=fill_sites(rule["url"], sites), methods=() if c.is_websocket else (c.method,),
-                   fields=tuple(fields), equals=equals)
+                   fields=tuple(fields), nonempty=tuple(dict.fromkeys(full)), equals=equals)
     target = c.sent()
     told = tell_apart(matcher, target, others, [(p, v) for p, v in pairs if p not in volatile])
-    added, left, nonempty = told.fields, list(told.left), list(told.nonempty)
+    added, left, nonempty = told.fields, list(told.left), [*matcher.nonempty, *told.nonempty]
     fields += added
     equals.update(told.equals)
     notes = [f"`fields` {list(added)} tell this request apart from the run's other requests to the same endpoint"
              ] if added else []
-    if nonempty:
-        notes.append(f"`nonempty` {nonempty}: the run's other requests to this endpoint send them empty (a reply's "
+    if told.nonempty:
+        notes.append(f"`nonempty` {list(told.nonempty)}: the run's other requests to this endpoint send them empty (a reply's "
                      "text; the same form saved without one is an earlier step)")
     if told.equals:
         notes.append("`equals` pins " + ", ".join(f"{k}={v!r}" for k, v in told.equals.items()) + ": a flag that "
@@ -135,7 +142,7 @@ def build_spec(run: Run, c: Candidate, opts: Options) -> dict[str, Any]:
     if not instruction:
         raise AnnotateError(f"{run.path}: the run records no task instruction; pass --instruction TEXT")
     rule, expect, volatile, notes = build_rule(c, run.sites, opts.equals, opts.fields, sent(run) + frames(run),
-                                               submitter(run.actions, c.t))
+                                               submitter(run.actions, c.t), opts.nonempty)
     expect, plumbing = split_expect(expect)
     if plumbing:
         notes.append("left out of `expect` (framework plumbing, not what the person meant): "

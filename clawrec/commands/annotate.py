@@ -84,6 +84,10 @@ def _fail(message: str) -> ClawrecError:
               help="Comma-separated fields the rule must also require. By default it requires only those that tell "
                    "the request apart from the run's other requests to the same URL and method (usually none), so "
                    "a submission missing an optional field is still caught.")
+@click.option("--nonempty", "nonempty", default="",
+              help="Comma-separated fields the rule must see present and not empty (a reply's text, where the same "
+                   "form is also posted with it empty). Annotate adds such a field by itself when that is what tells "
+                   "the request apart.")
 @click.option("--category", type=click.Choice(CATEGORIES), help="Spec category (default: the source spec's).")
 @click.option("--from-spec", "from_spec", type=click.Path(dir_okay=False, path_type=Path),
               help="The spec the run was recorded for: the new spec keeps its category, user, files, limits, verify "
@@ -92,8 +96,8 @@ def _fail(message: str) -> ClawrecError:
 @click.option("--list", "list_only", is_flag=True, help="Only print the ranked candidates; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite an existing spec file.")
 def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | None, instruction: str | None,
-             equals: str, only_fields: str, category: str | None, from_spec: Path | None, list_only: bool,
-             force: bool) -> int:
+             equals: str, only_fields: str, nonempty: str, category: str | None, from_spec: Path | None,
+             list_only: bool, force: bool) -> int:
     """Turn a recorded RUN (e.g. a person's reference run) into an interception spec.
 
     Prints the candidate terminal requests (mutating, not analytics/beacons; sent WebSocket messages; GET form
@@ -150,9 +154,10 @@ def annotate(run_dir: Path, out: Path | None, pick: int | None, spec_id: str | N
                    f"({found[0].where}), is the terminal request", err=True)
     keys = tuple(k.strip() for k in equals.split(",") if k.strip())
     only = tuple(k.strip() for k in only_fields.split(",") if k.strip())
+    full = tuple(k.strip() for k in nonempty.split(",") if k.strip())
     try:
         spec = build_spec(run, found[n - 1], Options(out=out, id=spec_id, instruction=instruction, equals=keys,
-                                                     category=category, fields=only))
+                                                     category=category, fields=only, nonempty=full))
         kept, notes = kept_fields(source_path(from_spec, run.manifest), run.task, out)
     except (AnnotateError, SourceError) as exc:
         raise UsageError(str(exc)) from None

@@ -115,3 +115,16 @@ def test_the_committed_spec_has_the_rule_annotate_writes(spec, tmp_path, capsys)
     annotated = load_spec(out).intercept[0]
     assert (committed.fields, committed.nonempty, committed.equals) == \
         (annotated.fields, annotated.nonempty, annotated.equals)
+
+
+def test_nonempty_option_adds_to_what_annotate_finds_and_refuses_an_empty_field(tmp_path, capsys):
+    reference = ROOT / "runs" / "reference" / "helpdesk-take-reply"
+    spec = ROOT / "specs" / "apps" / "helpdesk" / "helpdesk-take-reply.yaml"
+    out = tmp_path / "helpdesk-take-reply.yaml"
+    assert main(["annotate", str(reference), "--from-spec", str(spec), "--out", str(out), "--nonempty", "title"]) == 0
+    assert yaml.safe_load(out.read_text())["intercept"][0]["nonempty"] == ["title", "comment"]
+    capsys.readouterr()
+    code = main(["annotate", str(reference), "--from-spec", str(spec), "--out", str(out), "--force",
+                 "--nonempty", "time_spent"])
+    assert code == 2
+    assert "--nonempty time_spent: the payload has no such field, or it is empty" in capsys.readouterr().err
