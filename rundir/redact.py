@@ -232,8 +232,9 @@ class Redactor:
         record was most of the walk (measured, bench/http_cpu.py)."""
         if not isinstance(k, str):
             return k, False, False
+        n = len(self.values)
         got = (self.text(k), secret_name(k), k.lower() in ONE_TIME_CODE_NAMES)
-        if len(self._keys) < KEY_CACHE:
+        if len(self._keys) < KEY_CACHE and n == self._keys_n == len(self.values):  # not if a value came meanwhile
             self._keys[k] = got
         return got
 
