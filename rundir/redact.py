@@ -39,8 +39,10 @@ SECRET_JOINED = frozenset({"pass", "apikey", "accesskey", "secretkey", "privatek
                            "cardcode", "cardcvc", "cardcvv", "onetimecode", "onetimepassword", "verificationcode",
                            "mfacode", "twofactorcode", "2facode", "smscode", "authcode", "setcookie"})
 # Names that hold a secret word but no secret: a job form's work authorization is a legal status (the demo jobs task's
-# `work_authorization: yes` was written `[redacted]`, so the payload judge failed every agent on it).
-NOT_SECRET_JOINED = frozenset({"workauthorization"})
+# `work_authorization: yes` was written `[redacted]`, so the payload judge failed every agent on it); pretix's
+# `?require_cookie=true` (a flag after its cart add: archived as [redacted], a replay answered the event page's
+# URL with its first, cartless capture).
+NOT_SECRET_JOINED = frozenset({"workauthorization", "requirecookie"})
 # A CSRF token is a secret (docs/howto/secrets.md): its cookie is redacted, so the field that pairs
 # with it is too, whatever the framework calls it: Django's `csrfmiddlewaretoken` (one word), `csrftoken`, Express's
 # `_csrf`, `xsrf`, WordPress's `_wpnonce` (Rails' `authenticity_token`, Laravel's `_token`, `csrf_token` and

@@ -16,7 +16,7 @@ SECRET = ["Authorization", "Cookie", "set-cookie", "X-Api-Key", "x-auth-token", 
           "cardNumber", "cc-number", "cvc", "cvv2", "securityCode", "one_time_code", "csrf_token"]
 NOT_SECRET = ["passengers", "passport", "pinned", "spinner", "shipping", "key", "keyCode", "tokens_used",
               "couponCode", "postalCode", "cardLast4", "Content-Type", "Sec-WebSocket-Key", "note", "email",
-              "work_authorization", "workAuthorization"]
+              "work_authorization", "workAuthorization", "require_cookie"]
 
 
 @pytest.mark.parametrize("name", SECRET)
