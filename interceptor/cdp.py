@@ -159,10 +159,10 @@ class Session:
         self._listeners.clear()
 
 
-# Off unless CLAWREC_CDP_COALESCE_MS is set: after each dispatched event the socket is left unread that long, so what
-# Chrome sends meanwhile is read in one wake-up. Measured (bench/http_cpu.py, 2026-11-29, load 10-13): 3 ms took
-# this process from ~1.8 to ~1.4 ms CPU per request; not on by default until the interceptor's suites and page-load
-# bench have run with it (a paused request and a new target's attach wait up to that long more).
+# Off unless CLAWREC_CDP_COALESCE_MS is set: after each message read the socket is left unread that long, so what
+# Chrome sends meanwhile is read in one wake-up. Measured (bench/http_cpu.py, 2026-11-29, load 6-16): 3 ms took this
+# process from ~1.87 to ~1.65 ms CPU per request, the bare receiver from 1.23 to 0.80. Not on by default until the
+# page-load bench has run with it (a paused request and a new target's attach wait up to that long more).
 COALESCE_S = float(os.environ.get("CLAWREC_CDP_COALESCE_MS") or 0) / 1000
 ALWAYS_PARSED = ("Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.targetCrashed")
 _EVENT_HEAD = '{"method":"'
@@ -254,8 +254,8 @@ class Connection:
                 method = event_method(raw)
                 if method is not None and method not in self.listened:
                     self.dropped += 1
-                    continue
-                self._dispatch(_loads(raw))
+                else:
+                    self._dispatch(_loads(raw))
                 if COALESCE_S and not self._held:
                     self._hold_reads()
         except websockets.ConnectionClosed as exc:
@@ -268,7 +268,8 @@ class Connection:
         self._shutdown(reason)
 
     def _hold_reads(self) -> None:
-        """Leave the socket unread for COALESCE_S: what Chrome sends meanwhile is read in one wake-up."""
+        """Leave the socket unread for COALESCE_S: what Chrome sends meanwhile is read in one wake-up (the messages
+        already read are still dispatched meanwhile)."""
         transport = self._ws.transport
         if transport is None or transport.is_closing():
             return
