@@ -115,7 +115,13 @@ def main() -> None:
     def gated(environ, start_response):
         gate.enter()
         try:
-            return list(app(environ, start_response))
+            result = app(environ, start_response)
+            try:
+                return list(result)
+            finally:  # WSGI: close() sends Django's request_finished, which closes this thread's DB connection
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
         finally:
             gate.leave()
 
@@ -127,7 +133,9 @@ def main() -> None:
 
     environ: dict = {"PATH_INFO": args.warm, "QUERY_STRING": "", "HTTP_HOST": "127.0.0.1", "SERVER_NAME": "127.0.0.1"}
     setup_testing_defaults(environ)
-    list(app(environ, lambda status, headers, exc_info=None: None))  # imports the views and templates once
+    warm = app(environ, lambda status, headers, exc_info=None: None)  # imports the views and templates once
+    list(warm)
+    warm.close()
     reset()
     httpd = ThreadingWSGIServer(("127.0.0.1", 0), QuietHandler)
     httpd.set_app(gated)

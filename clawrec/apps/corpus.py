@@ -77,7 +77,8 @@ class AppDef:
     def stamp(self) -> str:
         """What an install is made of: the manifest and the app's project files (a change reinstalls)."""
         h = hashlib.sha256()
-        for path in sorted(p for p in self.source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in sorted(p for p in self.source.rglob("*")  # an app's README is not part of what it installs
+                           if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".md"):
             h.update(str(path.relative_to(self.source)).encode() + b"\0" + path.read_bytes())
         launcher = CORPUS / ("_command" if self.kind == "command" else "_django") / "serve.py"
         h.update(launcher.read_bytes())
