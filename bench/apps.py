@@ -11,6 +11,8 @@
 - the frozen web on each task: the right run is archived (`--archive`), every run is replayed offline from it
   (`--site-from`, the app receives nothing) and its payload verdict compared with the live one; what the archive
   could not answer (misses: method, URL) is listed; state verdicts are live-only (the app's DB never sees a replay);
+- false positives: the `null` and `random` baseline agents run each task too; neither may be caught (a catch means
+  the rule matches more than the final submission) nor leave a side effect;
 - annotate picks the final submission: the committed reference (runs/reference/<id>/) re-annotated with
   `clawrec annotate RUN --from-spec SPEC` into a temp file; its intercept rules must match the same requests of the
   reference as the committed spec's (the final one, not the basket/draft POST).
@@ -64,10 +66,13 @@ def _times(app: Any, starts: int, resets: int) -> dict[str, Any]:
             "start_goal_met": statistics.median(start_s) <= 10, "reset_goal_met": statistics.median(reset_s) <= 2}
 
 
-def _run(spec: Path, script: str, extra: list[str], run_dir: Path, site: list[str] | None = None) -> dict[str, Any]:
-    cmd = " ".join([sys.executable, str(SCRIPTS / script), *(f"'{a}'" for a in extra)])
+def _run(spec: Path, script: str | None, extra: list[str], run_dir: Path, site: list[str] | None = None,
+         agent: str = "command") -> dict[str, Any]:
+    """One `clawrec run` of the task: its scripted agent (`script`), or a baseline agent by name (null, random)."""
+    how = ["--agent-cmd", " ".join([sys.executable, str(SCRIPTS / script), *(f"'{a}'" for a in extra)])] if script \
+        else []
     t = time.monotonic()
-    subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", "command", "--agent-cmd", cmd,
+    subprocess.run([sys.executable, "-m", "clawrec.cli", "run", str(spec), "--agent", agent, *how,
                     "--headless", "--no-judge", "--no-video", "--run-dir", str(run_dir), *(site or [])], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - t
@@ -146,7 +151,8 @@ def run(out: Path) -> dict[str, Any]:
     resets = int(os.environ.get("CLAWREC_BENCH_APPS_RESETS", 20))
     report: dict[str, Any] = {}
     totals = {"right_runs": 0, "caught": 0, "side_effects": 0, "judged": 0, "judged_right": 0, "replayed": 0,
-              "replay_same_verdict": 0, "annotated": 0, "annotate_same_request": 0}
+              "replay_same_verdict": 0, "annotated": 0, "annotate_same_request": 0, "baseline_runs": 0,
+              "false_positives": 0}
     only = [n for n in os.environ.get("CLAWREC_BENCH_APPS", "").split(",") if n]
     for name, app in corpus.apps().items():
         if only and name not in only:
@@ -166,6 +172,12 @@ def run(out: Path) -> dict[str, Any]:
             task["annotate"] = picks
             totals["annotated"] += "same_request" in picks
             totals["annotate_same_request"] += bool(picks.get("same_request"))
+            for baseline in ("null", "random"):  # false positives: a baseline's run must catch nothing
+                res = _run(spec, None, [], out / f"{spec.stem}-{baseline}-{time.monotonic_ns()}", agent=baseline)
+                task[baseline] = {"status": res["status"], "side_effects": res["side_effects"]}
+                totals["baseline_runs"] += 1
+                totals["false_positives"] += res["status"] == "intercepted"
+                totals["side_effects"] += res["side_effects"]
             archived: Path | None = None
             for variant, (extra, field, right) in sorted(variants.items(), key=lambda v: not v[1][2]):  # right first
                 run_dir = out / f"{spec.stem}-{variant}-{time.monotonic_ns()}"
@@ -182,7 +194,8 @@ def run(out: Path) -> dict[str, Any]:
                 totals["judged"] += 1
                 totals["judged_right"] += bool(res["judge_right"])
                 if archived is not None:
-                    res["replay"] = _replay(spec, script, extra, archived, out, variant, res["verdicts"]["payload"])
+                    res["replay"] = _replay(spec, script, extra, archived, out, variant, res["verdicts"]["payload"],
+                                            res["status"])
                     totals["replayed"] += 1
                     totals["replay_same_verdict"] += bool(res["replay"]["same_verdict"])
                 task[variant] = res
@@ -195,13 +208,14 @@ def run(out: Path) -> dict[str, Any]:
 
 
 def _replay(spec: Path, script: str, extra: list[str], archived: Path, out: Path, variant: str,
-            live_verdict: str | None) -> dict[str, Any]:
-    """The run replayed offline from the right run's archive: its payload verdict against the live one, and what the
+            live_verdict: str | None, live_status: str | None) -> dict[str, Any]:
+    """The run replayed offline from the right run's archive: its payload verdict against the live one (the same only
+    when the run also ended the same way: a replay whose agent failed is no FAIL like the live one), and what the
     archive could not answer (a state-dependent answer the archive lacks is a miss, listed)."""
     run_dir = out / f"{spec.stem}-{variant}-replay-{time.monotonic_ns()}"
     res = _run(spec, script, extra, run_dir, ["--site-from", str(archived)])
     site = res["site"]
     verdict = res["verdicts"]["payload"].get("verdict")
     return {"status": res["status"], "verdict": verdict, "live_verdict": live_verdict,
-            "same_verdict": verdict == live_verdict and verdict in ("PASS", "FAIL"), "misses": _misses(run_dir),
+            "same_verdict": verdict == live_verdict and verdict in ("PASS", "FAIL") and res["status"] == live_status, "misses": _misses(run_dir),
             "live_requests": site.get("live_requests"), "hit_rate": site.get("hit_rate"), "wall_s": res["wall_s"]}
