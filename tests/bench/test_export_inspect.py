@@ -28,7 +28,10 @@ def test_a_bench_as_an_inspect_log(demo_bench, tmp_path):
     rows = [json.loads(line) for line in (bench / "results.jsonl").read_text().splitlines()]
     first = bench / rows[0]["run_dir"] / "manifest.json"
     manifest = json.loads(first.read_text())
-    manifest["agent_result"]["usage"] = {"input_tokens": 1200, "output_tokens": 34, "requests": 3, "cost_usd": 0.0042}
+    # (no agent_result when the agent was stopped at the catch rather than ending by itself: on a loaded machine the
+    # command agent may not exit within the grace; the usage is what is read here either way)
+    manifest.setdefault("agent_result", {})["usage"] = {"input_tokens": 1200, "output_tokens": 34, "requests": 3,
+                                                        "cost_usd": 0.0042}
     first.write_text(json.dumps(manifest))
     proc = export(str(bench), "--out", str(tmp_path / "demo.eval"))
     assert proc.returncode == 0, proc.stderr
