@@ -53,14 +53,25 @@ def completeness(run: Path) -> dict[str, Any]:
     http, http_bad = read_jsonl(run / "http.jsonl") if (run / "http.jsonl").exists() else ([], [])
     unjoined = sum(1 for r in http if not r.get("response") and not r.get("error") and not r.get("intercepted")
                    and not str(r.get("url", "")).startswith(("ws://", "wss://")))  # a socket has no HTTP response
+    said = (m.get("recorder") or {}).get("screenshots") or {}  # the recorder's own count of shots it did not get
     return {"status": m.get("status"), "duration": m.get("duration"),
             "video_frames": video.get("frames"), "video_ratio": round((video.get("frames") or 0) / nominal, 3),
             "video_failed": bool(video.get("failed")),
             "video_coverage": round(float(video.get("duration") or 0) / max(0.1, float(m.get("duration") or 0)), 3),
             "shots_wanted": len(wanted), "shots_missing": sum(1 for s in wanted if s not in shot_of),
+            "shots_reasons": dict(said.get("reasons") or {}), "shots_skipped": said.get("skipped", 0),
             "http": len(http), "http_unjoined": unjoined, "http_bad_lines": len(http_bad),
             "agent_done": m.get("status") == "intercepted",  # the paced agent reached its final click
             "agent_bad_lines": (layers.get("agent") or {}).get("bad_lines", 0)}
+
+
+def _sum_counts(counts: Any) -> dict[str, int]:
+    """Per reason, over runs (why the recorder said each shot it did not get is missing)."""
+    total: dict[str, int] = {}
+    for one in counts:
+        for reason, n in one.items():
+            total[reason] = total.get(reason, 0) + int(n)
+    return dict(sorted(total.items()))
 
 
 def _level(out: Path, jobs: int, runs: int) -> dict[str, Any]:
@@ -101,6 +112,7 @@ def _level(out: Path, jobs: int, runs: int) -> dict[str, Any]:
         "video_coverage_median": sorted(c["video_coverage"] for c in comp)[len(comp) // 2] if comp else None,
         "video_failed": sum(c["video_failed"] for c in comp),
         "shots_missing": sum(c["shots_missing"] for c in comp), "shots_wanted": sum(c["shots_wanted"] for c in comp),
+        "shots_missing_reasons": _sum_counts(c["shots_reasons"] for c in comp),
         "http_unjoined": sum(c["http_unjoined"] for c in comp),
         "agent_incomplete": sum(not c["agent_done"] or bool(c["agent_bad_lines"]) for c in comp),
     }
@@ -112,6 +124,11 @@ def whole(level: dict[str, Any]) -> bool:
             and level["agent_incomplete"] == 0 and level["infra"] == 0)
 
 
+def _why_shots(level: dict[str, Any]) -> str:
+    reasons = level.get("shots_missing_reasons") or {}
+    return f" ({', '.join(f'{k} {v}' for k, v in reasons.items())})" if reasons and level["shots_missing"] else ""
+
+
 def knee(levels: list[dict[str, Any]]) -> dict[str, Any]:
     """The last level that still grows runs/hour by >= 10 % per added level with every layer whole, and why not more."""
     best = levels[0]
@@ -119,7 +136,7 @@ def knee(levels: list[dict[str, Any]]) -> dict[str, Any]:
     for prev, cur in zip(levels, levels[1:]):
         if not whole(cur):
             why = f"layers fall short at -j {cur['jobs']} (video min {cur['video_ratio_min']}, " \
-                  f"{cur['shots_missing']} screenshots missing, {cur['infra']} infrastructure failures)"
+                  f"{cur['shots_missing']} screenshots missing{_why_shots(cur)}, {cur['infra']} infrastructure failures)"
             break
         if cur["runs_per_hour"] < prev["runs_per_hour"] * 1.10:
             limit = "CPU" if cur["cpu_util"] >= 0.85 else "memory" if cur["mem_used_peak_mb"] > 16000 else \

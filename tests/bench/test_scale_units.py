@@ -29,14 +29,16 @@ def test_the_knee_is_where_growth_stops_or_a_layer_falls_short():
     grows = [_level(1, 100), _level(4, 380), _level(8, 700), _level(16, 720, cpu=0.97)]
     k = knee(grows)
     assert k["jobs"] == 8 and "CPU" in k["why"]
-    short = [_level(1, 100), _level(4, 380), _level(8, 760, shots_missing=3)]
-    assert knee(short)["jobs"] == 4 and "3 screenshots missing" in knee(short)["why"]
+    short = [_level(1, 100), _level(4, 380), _level(8, 760, shots_missing=3, shots_missing_reasons={"timeout": 3})]
+    assert knee(short)["jobs"] == 4 and "3 screenshots missing (timeout 3)" in knee(short)["why"]
     assert not whole(_level(8, 1, video_ratio_min=0.89)) and whole(_level(8, 1))
 
 
 def test_a_blank_new_tab_is_not_a_missing_screenshot(tmp_path):
     """The recorder never shoots about:blank (a blank new tab); every other wanted action without its shot counts."""
-    (tmp_path / "manifest.json").write_text(json.dumps({"status": "intercepted", "duration": 10, "layers": {}}))
+    said = {"taken": 1, "errors": 1, "skipped": 0, "reasons": {"timeout": 1}}  # the recorder's own count
+    (tmp_path / "manifest.json").write_text(json.dumps({"status": "intercepted", "duration": 10, "layers": {},
+                                                        "recorder": {"screenshots": said}}))
     actions = [{"seq": 1, "type": "load", "url": "about:blank"}, {"seq": 2, "type": "click", "url": "http://x/"},
                {"seq": 3, "type": "click", "url": "http://x/"}]
     (tmp_path / "actions.jsonl").write_text("".join(json.dumps(a) + "\n" for a in actions))
@@ -44,3 +46,4 @@ def test_a_blank_new_tab_is_not_a_missing_screenshot(tmp_path):
     (tmp_path / "screenshots" / "screenshots.jsonl").write_text(json.dumps({"action_seq": 2, "path": "s/1.jpg"}) + "\n")
     got = completeness(tmp_path)
     assert (got["shots_wanted"], got["shots_missing"]) == (2, 1)
+    assert got["shots_reasons"] == {"timeout": 1}  # why, as the recorder said it
