@@ -271,7 +271,7 @@ class Connection:
         """Leave the socket unread for COALESCE_S: what Chrome sends meanwhile is read in one wake-up (the messages
         already read are still dispatched meanwhile)."""
         transport = self._ws.transport
-        if transport is None or transport.is_closing():
+        if transport is None or transport.is_closing() or self._library_paused():
             return
         self._held = True
         transport.pause_reading()
@@ -279,8 +279,13 @@ class Connection:
 
     def _release_reads(self, transport: Any) -> None:
         self._held = False
-        if not transport.is_closing():
+        if not transport.is_closing() and not self._library_paused():
             transport.resume_reading()
+
+    def _library_paused(self) -> bool:
+        """websockets' own flow control has paused reading (its queue of frames is full): only it may resume."""
+        assembler = getattr(self._ws, "recv_messages", None)
+        return bool(getattr(assembler, "paused", False))
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if "id" in msg:
