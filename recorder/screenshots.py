@@ -6,7 +6,9 @@ action channel calls without awaiting, so recording actions never waits on a cap
 the channel writes it (in `t` order, a moment later): a shot's record waits for it (`action_seq`), its capture never.
 Every capture asked for ends in one record (a file, or an `error`): `stop()` waits for captures under way (bounded),
 then cancels the rest, which record why; nothing escapes a capture task and nothing is written after `stop()`.
-The bound per action is `timeout` (5 s over all attempts of `ATTEMPT_S` each): a capture that misses it is a record
+The bound per action is `timeout` (5 s over all attempts; the first waits `ATTEMPT_S`, each after a timeout twice as
+long: on a loaded machine a capture takes over a second, and cut at a fixed 1 s every attempt failed, issue 36's
+-j 16 and -j 24): a capture that misses it is a record
 with the CDP error, and the manifest counts every missing shot by its reason (`summary()`), so a run short of
 screenshots under CPU starvation says why.
 """
@@ -34,7 +36,7 @@ SHOT_TYPES = {"click", "input", "change", "scroll", "load", "tab_switch"}
 TEXTUAL = {"input", "text", "email", "search", "tel", "url", "number", "password", "textarea"}
 
 
-ATTEMPT_S = 1.0  # one capture attempt; `timeout` bounds all attempts for one action
+ATTEMPT_S = 1.0  # the first capture attempt (doubled after each timeout); `timeout` bounds all attempts for one action
 MAX_INFLIGHT = 2  # captures of one page at once
 LINK_S = 5.0  # how long a shot's record waits for its action's seq
 CANCELLED = "not captured: the recording was finalized first"
@@ -177,6 +179,7 @@ class Screenshotter:
         document is what the action led to."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
+        attempt = ATTEMPT_S
         while True:
             sid = await self._session(tid)
             asked = self.clock.now()
@@ -186,11 +189,13 @@ class Screenshotter:
                     raise CDPError("Page.captureScreenshot", sid, "closed", "target detached")
                 res = await session.call("Page.captureScreenshot",
                                          {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True},
-                                         timeout=max(0.1, min(ATTEMPT_S, deadline - loop.time())))
+                                         timeout=max(0.1, min(attempt, deadline - loop.time())))
                 return base64.b64decode(res["data"]), asked
             except CDPError as exc:  # a capture during a navigation may never be answered: ask again
                 if exc.kind == "closed" or loop.time() > deadline - 0.1:
                     raise
+                if exc.kind == "timeout":  # or the machine is loaded: the next attempt waits twice as long
+                    attempt *= 2
                 if "No target" in exc.message or "session" in exc.message.lower():
                     self.targets.sessions.pop(tid, None)
                 await asyncio.sleep(0.05)
