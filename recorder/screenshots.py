@@ -175,30 +175,45 @@ class Screenshotter:
 
     async def _grab(self, tid: str) -> tuple[bytes, float]:
         """One JPEG of the page. A click that navigates swaps the page's document under us ("Not attached to an
-        active page", or a capture is never answered while the new document loads): retry briefly; the next
-        document is what the action led to."""
+        active page", or a capture is never answered while the new document loads): ask again; the next document
+        is what the action led to. A capture not answered within its attempt stays asked: on a loaded machine the
+        first answer may simply be late (issue 36: at -j 16 a capture took up to 2 s), so whichever capture
+        answers first is taken, and each new attempt waits twice as long as the last."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         attempt = ATTEMPT_S
-        while True:
-            sid = await self._session(tid)
-            asked = self.clock.now()
-            try:
+        asked_at: dict[asyncio.Future, float] = {}  # captures asked and not answered yet
+        try:
+            while True:
+                sid = await self._session(tid)
                 session = self.cdp.session(sid) if self.cdp is not None else None
                 if session is None:
                     raise CDPError("Page.captureScreenshot", sid, "closed", "target detached")
-                res = await session.call("Page.captureScreenshot",
-                                         {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True},
-                                         timeout=max(0.1, min(attempt, deadline - loop.time())))
-                return base64.b64decode(res["data"]), asked
-            except CDPError as exc:  # a capture during a navigation may never be answered: ask again
-                if exc.kind == "closed" or loop.time() > deadline - 0.1:
-                    raise
-                if exc.kind == "timeout":  # or the machine is loaded: the next attempt waits twice as long
+                fut = session.send("Page.captureScreenshot",
+                                   {"format": "jpeg", "quality": self.quality, "optimizeForSpeed": True})
+                asked_at[fut] = self.clock.now()
+                done, _ = await asyncio.wait(asked_at, timeout=max(0.1, min(attempt, deadline - loop.time())),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                error: CDPError | None = None
+                for answered in done:
+                    asked = asked_at.pop(answered)
+                    exc = CDPError("Page.captureScreenshot", sid, "closed", "session closed") \
+                        if answered.cancelled() else answered.exception()
+                    if exc is None:
+                        return base64.b64decode(answered.result()["data"]), asked
+                    error = exc if isinstance(exc, CDPError) else CDPError("Page.captureScreenshot", sid, "error",
+                                                                           str(exc))
+                if error is None:  # none answered in time: late (a loaded machine) or never (a navigation)
+                    error = CDPError("Page.captureScreenshot", sid, "timeout", f"no reply within {self.timeout:g}s")
                     attempt *= 2
-                if "No target" in exc.message or "session" in exc.message.lower():
+                if error.kind == "closed" or loop.time() > deadline - 0.1:
+                    raise error
+                if "No target" in error.message or "session" in error.message.lower():
                     self.targets.sessions.pop(tid, None)
                 await asyncio.sleep(0.05)
+        finally:
+            for fut in asked_at:  # an answer arriving later is dropped by the connection (the future is done)
+                fut.cancel()
 
     async def _capture(self, actions: list[dict], tid: str | None) -> None:
         url = self.targets.pages.get(tid or "", actions[-1].get("url"))
