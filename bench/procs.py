@@ -74,6 +74,15 @@ def mem_available_kb() -> int:
     return 0
 
 
+def cpu_times() -> tuple[int, int]:
+    """The machine's (busy, total) CPU ticks so far, all cores (/proc/stat): what a level of the scale bench used
+    of the whole machine, short-lived processes the sampler never saw included."""
+    fields = [int(x) for x in ((_read("/proc/stat") or "cpu 0").splitlines()[0].split()[1:])]
+    idle = sum(fields[3:5])  # idle + iowait
+    total = sum(fields[:8])  # guest time is already counted in user
+    return total - idle, total
+
+
 class Sampler:
     """Samples the tree of `root` every `period` s in a thread until stop(): CPU per kind, memory peak and mean."""
 
@@ -84,6 +93,7 @@ class Sampler:
         self.pss_kb: list[int] = []
         self.procs_peak = 0
         self.base_kb = mem_available_kb()
+        self.cpu_start = cpu_times()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bench-sampler", daemon=True)
 
@@ -97,7 +107,8 @@ class Sampler:
         cpu = {k: 0.0 for k in KINDS}
         for kind, ticks in self.ticks.values():
             cpu[kind] += ticks / TICK
-        return {"cpu_s": {k: round(v, 2) for k, v in cpu.items()},
+        busy, total = (b - a for a, b in zip(self.cpu_start, cpu_times()))
+        return {"cpu_s": {k: round(v, 2) for k, v in cpu.items()}, "machine_busy": round(busy / max(1, total), 3),
                 "mem_used_peak_mb": round(max(self.used_kb, default=0) / 1024),
                 "mem_used_mean_mb": round(sum(self.used_kb) / max(1, len(self.used_kb)) / 1024),
                 "pss_peak_mb": round(max(self.pss_kb, default=0) / 1024),

@@ -102,6 +102,7 @@ def _level(out: Path, jobs: int, runs: int) -> dict[str, Any]:
         "passed": sum(r["outcome"] == "pass" for r in rows), "intercepted": sum(bool(r["intercepted"]) for r in rows),
         "infra": sum(r["outcome"] == "infra" for r in rows),
         "cpu_total_s": round(total_cpu, 1), "cpu_util": round(total_cpu / (wall * (os.cpu_count() or 1)), 3),
+        "machine_busy": cost["machine_busy"],  # /proc/stat: the whole machine, every process (cpu_util: reaped only)
         "cpu_per_run_s": {k: round(v / max(1, n), 2) for k, v in cost["cpu_s"].items()},
         "clawrec_cpu_per_recorded_minute": round(cost["cpu_s"]["clawrec"] / minutes / 60, 4),
         "clawrec_cpu_ms_per_request_upper": round(cost["cpu_s"]["clawrec"] / requests * 1000, 2),
@@ -139,9 +140,10 @@ def knee(levels: list[dict[str, Any]]) -> dict[str, Any]:
                   f"{cur['shots_missing']} screenshots missing{_why_shots(cur)}, {cur['infra']} infrastructure failures)"
             break
         if cur["runs_per_hour"] < prev["runs_per_hour"] * 1.10:
-            limit = "CPU" if cur["cpu_util"] >= 0.85 else "memory" if cur["mem_used_peak_mb"] > 16000 else \
+            busy = cur.get("machine_busy", cur["cpu_util"])
+            limit = "CPU" if busy >= 0.85 else "memory" if cur["mem_used_peak_mb"] > 16000 else \
                 "neither CPU nor memory (latency)"
-            why = f"-j {cur['jobs']} adds < 10 % runs/hour ({limit}: CPU {cur['cpu_util']:.0%} of the machine)"
+            why = f"-j {cur['jobs']} adds < 10 % runs/hour ({limit}: CPU {busy:.0%} of the machine)"
             break
         best = cur
     return {"jobs": best["jobs"], "runs_per_hour": best["runs_per_hour"], "why": why}

@@ -1,27 +1,32 @@
 """`make soak`: many LLM-paced runs for hours with faults injected at random moments (issue 36), then the end state.
 
-The soak serves the demo sites once (`clawrec sites serve --log`: the sites' own log is the truth of what reached
-them), runs `clawrec bench` over the five demo tasks with the paced agent (bench/paced_agent.py), headed, every layer
-on, and meanwhile kills, at random moments, one of: a run's Chromium, one renderer, ffmpeg, Xvfb, the agent, a
-`clawrec run`, or the bench itself (then starts the bench again on the same folder: a resume). At the end:
-- terminal requests that reached a site (its log against every spec's intercept rules): must be 0;
+The soak serves the demo sites and N sites of the web factory (`clawrec sites serve --log`, `clawrec factory serve
+--log`: the sites' own logs are the truth of what reached them), runs `clawrec bench` over the five demo tasks and the
+N generated ones (bench/soak_agent.py: the paced agent on a demo task, the factory's solver on a generated one),
+headed, every layer on, and meanwhile kills, at random moments, one of: a run's Chromium, one renderer, ffmpeg, Xvfb,
+the agent, a `clawrec run`, or the bench itself (then starts the bench again on the same folder: a resume).
+A soak is one or more segments: `CLAWREC_SOAK_DIR` names an earlier soak's folder to go on with (its plan is kept
+in soak-plan.json; the bench resumes); each segment ends when the bench completes or at its own deadline, and
+writes segments/NNN.json; soak.json sums them. At the end of each segment:
+- terminal requests that reached a site (the demo sites' log against every demo spec's intercept rules; a generated
+  site's own `terminal` event): must be 0;
 - run directories without a final manifest status (every attempt folder too): must be 0;
 - planned runs the resumed bench did not finish (`todo`, or infrastructure failures past --retries);
-- processes left: every process the soak started carries CLAWREC_SOAK_TAG in its environment (Chromium, Xvfb,
+- processes left: every process the segment started carries CLAWREC_SOAK_TAG in its environment (Chromium, Xvfb,
   ffmpeg and agents inherit it), so a leftover is found even after it was reparented: must be 0;
 - temp folders (clawrec-*, org.chromium.*), /dev/shm entries and this process's open descriptors, before vs after;
 - the bench process's memory against the runs it finished (KB per run: flat means no growth per run).
-Site faults (bench/faults_sites.py), after the process faults and before the end state: one run each on a site that
+Site faults (bench/faults_sites.py), once the bench has completed, before the end state: one run each on a site that
 hangs, answers 500, floods the console, floods a WebSocket, sends a 200 MB response, and (`disk_full`) the same
 runs with the runs folder on a nearly full tmpfs; soak.json `site_faults` counts each injected and survived.
-CLAWREC_SOAK_RUNS (default 2000), CLAWREC_SOAK_JOBS (8), CLAWREC_SOAK_FAULT_EVERY (mean seconds between faults, 20),
-CLAWREC_SOAK_SEED, CLAWREC_SOAK_FAULT_HOURS (faults stop then, 10) and CLAWREC_SOAK_HOURS (the end, 12); the
-paced agent's CLAWREC_PACE_THINK / CLAWREC_PACE_ACTIONS.
+CLAWREC_SOAK_RUNS (default 2000), CLAWREC_SOAK_JOBS (8), CLAWREC_SOAK_FACTORY_SITES (20), CLAWREC_SOAK_FAULT_EVERY
+(mean seconds between faults, 20), CLAWREC_SOAK_SEED, CLAWREC_SOAK_FAULT_HOURS (faults stop once the segments
+together ran that long, 10), CLAWREC_SOAK_HOURS (this segment's end, 12), CLAWREC_SOAK_DIR; the paced agent's
+CLAWREC_PACE_THINK / CLAWREC_PACE_ACTIONS.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import random
@@ -36,10 +41,9 @@ from typing import Any
 
 from bench.faults_sites import SITE_FAULTS, run_site_faults
 from bench.procs import kind_of, leftovers, tree
+from bench.soak_sites import DEMO_TASKS, demo_specs, factory_specs, generate, serving, terminal_reached
 
 REPO = Path(__file__).resolve().parents[1]
-TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update",
-         "social-share-post")
 FAULTS = ("chromium", "renderer", "ffmpeg", "xvfb", "agent", "clawrec", "bench")
 
 
@@ -75,7 +79,7 @@ def victims(bench_pid: int, fault: str) -> list[int]:
             out.append(pid)
         elif fault == "chromium" and kind == "chromium" and b"--type=" not in cmd:
             out.append(pid)
-        elif fault == "agent" and kind == "agent" and b"paced_agent.py" in cmd:  # (clawrec's argv names it too)
+        elif fault == "agent" and kind == "agent" and (b"paced_agent.py" in cmd or b"factory.solver" in cmd):
             out.append(pid)
         elif fault in ("ffmpeg", "xvfb", "clawrec") and kind == fault:
             out.append(pid)
@@ -105,25 +109,6 @@ class Faults(threading.Thread):
                 pass
 
 
-def terminal_reached(log: Path, sites: dict[str, str]) -> list[dict[str, Any]]:
-    """Requests in the sites' own log that any demo spec's intercept rule names (URL and method)."""
-    from taskspec.load import load_spec
-    from taskspec.match import could_match
-    from taskspec.placeholders import fill
-
-    rules = []
-    for task in TASKS:
-        for rule in load_spec(REPO / "specs" / "demo" / f"{task}.yaml").intercept:
-            rules.append(dataclasses.replace(rule, url=fill(rule.url, sites, strict=False)) if rule.url else rule)
-    hits = []
-    for line in log.read_text().splitlines() if log.exists() else []:
-        rec = json.loads(line)
-        url = rec.get("url") or ""
-        if rec.get("method") and any(could_match(r, rec["method"], url) for r in rules):
-            hits.append({"method": rec["method"], "url": url})
-    return hits
-
-
 def unfinished(out: Path) -> list[str]:
     """Run directories (latest attempts and kept failed ones) whose manifest has no final status."""
     bad = []
@@ -150,6 +135,7 @@ def _rss_kb(pid: int) -> int | None:
 
 
 def _finished(out: Path) -> int:
+    """Run directories with a manifest, earlier attempts included (the x of the bench's memory per run)."""
     return sum(1 for _ in (out / "runs").glob("*/*/trial-*/manifest.json"))
 
 
@@ -163,87 +149,145 @@ def _slope(points: list[tuple[int, int]]) -> float | None:
     return round(sum((x - mx) * (y - my) for x, y in points) / den, 1) if den else None
 
 
+def _segments(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((out / "segments").glob("*.json"))]
+
+
+def _plan(out: Path, runs: int, factory_sites: int) -> dict[str, int]:
+    """The soak's plan, fixed by its first segment (a later segment resumes the same bench: it must plan the same)."""
+    path = out / "soak-plan.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    plan = {"runs": runs, "factory_sites": factory_sites}
+    path.write_text(json.dumps(plan) + "\n")
+    return plan
+
+
 def soak(out: Path, runs: int, jobs: int, fault_every: float, seed: int, fault_s: float,
-         deadline_s: float, site_faults: tuple[str, ...] = SITE_FAULTS, disk_full: bool = True) -> dict[str, Any]:
-    """Faults for the first `fault_s` seconds; then the bench is resumed without faults until it completes (or
-    `deadline_s` ends it: then the report's outcomes say what is left)."""
+         deadline_s: float, site_faults: tuple[str, ...] = SITE_FAULTS, disk_full: bool = True,
+         factory_sites: int = 0) -> dict[str, Any]:
+    """One segment of the soak in `out` (the first, or a resume of an earlier segment's folder): faults until the
+    soak's segments together have run `fault_s` seconds; then the bench is resumed without faults until it completes
+    (or this segment's `deadline_s` ends it: the next segment goes on). The site faults run once the bench is done."""
     out.mkdir(parents=True, exist_ok=True)
+    plan = _plan(out, runs, factory_sites)
+    earlier = _segments(out)
+    seg = len(earlier) + 1
+    fault_left = fault_s - sum(s["wall_s"] for s in earlier)
     tag = uuid.uuid4().hex
     env = {**os.environ, "CLAWREC_SOAK_TAG": tag}
     before = leftovers()
-    sites_proc = subprocess.Popen([sys.executable, "-m", "clawrec.cli", "sites", "serve", "--log",
-                                   str(out / "sites.jsonl")], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
-    sites_line = sites_proc.stdout.readline()
-    sites = json.loads(sites_line)
-    env["CLAWREC_SITES"] = sites_line.strip()
-    trials = max(1, -(-runs // len(TASKS)))
-    argv = [sys.executable, "-m", "clawrec.cli", "bench", *(str(REPO / "specs" / "demo" / f"{t}.yaml") for t in TASKS),
-            "--agent", "command", "--agent-cmd", f"{sys.executable} {REPO / 'bench' / 'paced_agent.py'}",
+    gen = out / "factory" if plan["factory_sites"] else None
+    if gen is not None:
+        generate(gen, plan["factory_sites"])
+        env["CLAWREC_SOAK_FACTORY"] = str(gen)
+    specs = demo_specs() + (factory_specs(gen) if gen is not None else [])
+    trials = max(1, -(-plan["runs"] // len(specs)))
+    argv = [sys.executable, "-m", "clawrec.cli", "bench", *map(str, specs),
+            "--agent", "command", "--agent-cmd", f"{sys.executable} {REPO / 'bench' / 'soak_agent.py'}",
             "--trials", str(trials), "-j", str(jobs), "--no-judge", "--retries", "6", "--quiet", "--out", str(out)]
-    faults = Faults(random.Random(seed), fault_every)
-    faults.start()
+    faults = Faults(random.Random(f"{seed}:{seg}"), fault_every)
+    if fault_left > 0:
+        faults.start()
     started = time.monotonic()
     memory: list[tuple[int, int]] = []
     benches = 0
-    try:
-        while True:
-            benches += 1
-            proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-            faults.bench_pid = proc.pid
-            err_lines: list[str] = []
-            reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)
-            reader.start()
-            while proc.poll() is None:
-                if time.monotonic() - started > fault_s:
-                    faults.stop.set()
-                if (rss := _rss_kb(proc.pid)) is not None and rss > 20_000:  # past its start-up
-                    memory.append((_finished(out), rss))
-                if time.monotonic() - started > deadline_s:
-                    proc.send_signal(signal.SIGTERM)
-                    proc.wait(60)
-                    break
-                time.sleep(2)
-            faults.bench_pid = 0
-            reader.join(5)
-            if proc.returncode == -signal.SIGKILL and time.monotonic() - started < deadline_s:
-                continue  # the bench was killed: resume it on the same folder
-            break
-    finally:
-        faults.stop.set()
-        faults.join()
-        sites_proc.send_signal(signal.SIGTERM)
-        sites_proc.wait(30)
-    site_report = run_site_faults(out / "site-faults", site_faults, env, disk_full=False) if site_faults else None
+    with serving(out, seg, env, gen) as served:
+        env["CLAWREC_SITES"] = json.dumps(served["urls"])
+        try:
+            while True:
+                benches += 1
+                proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                faults.bench_pid = proc.pid
+                err_lines: list[str] = []
+                reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)
+                reader.start()
+                while proc.poll() is None:
+                    if time.monotonic() - started > fault_left:
+                        faults.stop.set()
+                    if (rss := _rss_kb(proc.pid)) is not None and rss > 20_000:  # past its start-up
+                        memory.append((_finished(out), rss))
+                    if time.monotonic() - started > deadline_s:  # this segment ends: its runs stop, to resume
+                        proc.send_signal(signal.SIGTERM)
+                        try:
+                            proc.wait(120)
+                        except subprocess.TimeoutExpired:
+                            proc.kill()  # the bench's runs die with it (clawrec/bench/child.py)
+                            proc.wait(30)
+                        break
+                    time.sleep(2)
+                faults.bench_pid = 0
+                reader.join(5)
+                if proc.returncode == -signal.SIGKILL and time.monotonic() - started < deadline_s:
+                    continue  # the bench was killed: resume it on the same folder
+                break
+        finally:
+            faults.stop.set()
+            if faults.is_alive():
+                faults.join()
+        reached = terminal_reached(served)
+    done = proc.returncode == 0
+    site_report = run_site_faults(out / "site-faults", site_faults, env, disk_full=False) \
+        if site_faults and done else None
     disk_report = run_site_faults(out / "disk-full", site_faults[:1] or ("500",), env, disk_full=True) \
-        if disk_full else None
-    wall = time.monotonic() - started
-    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] \
-        if (out / "results.jsonl").exists() else []
+        if disk_full and done else None
     time.sleep(1)  # what the last run's children need to finish dying (each is reaped by its own parent)
     left = tagged(tag)
-    after = leftovers()
-    report = {
-        "runs_planned": trials * len(TASKS), "jobs": jobs, "wall_s": round(wall, 1), "bench_starts": benches,
+    segment = {
+        "segment": seg, "jobs": jobs, "wall_s": round(time.monotonic() - started, 1), "bench_starts": benches,
         "bench_exit": proc.returncode, "bench_last_error": err_lines[-1].strip() if err_lines else None,
-        "faults_injected": faults.injected, "site_faults": site_report, "disk_full": disk_report,
-        "outcomes": {o: sum(r["outcome"] == o for r in rows) for o in sorted({r["outcome"] for r in rows})},
-        "terminal_requests_reached_sites": terminal_reached(out / "sites.jsonl", sites),
-        "unfinalized_run_dirs": unfinished(out),
+        "run_dirs_finalized": _finished(out), "faults_injected": faults.injected, "site_faults": site_report,
+        "disk_full": disk_report, "terminal_requests_reached_sites": reached,
         "processes_left": [{"pid": p, "kind": kind_of(Path(f"/proc/{p}/cmdline").read_bytes())} for p in left
                            if os.path.exists(f"/proc/{p}/cmdline")],
-        "leftovers_before": before, "leftovers_after": after,
+        "leftovers_before": before, "leftovers_after": leftovers(),
         "bench_rss_kb_per_run": _slope(memory), "bench_rss_kb": [memory[0][1], memory[-1][1]] if memory else None,
     }
-    (out / "soak.json").write_text(json.dumps(report, indent=2))
+    (out / "segments").mkdir(exist_ok=True)
+    (out / "segments" / f"{seg:03d}.json").write_text(json.dumps(segment, indent=2) + "\n")
+    report = summarize(out, trials * len(specs), [*earlier, segment])
+    (out / "soak.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
+def summarize(out: Path, planned: int, segments: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole soak over its segments: faults summed, every segment's end state, and the runs' outcomes so far."""
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] \
+        if (out / "results.jsonl").exists() else []
+    last = segments[-1]
+    faults = {f: sum(s["faults_injected"].get(f, 0) for s in segments) for f in FAULTS}
+    return {
+        "runs_planned": planned, "runs_finished": sum(r["outcome"] not in ("todo", "stopped", "infra") for r in rows),
+        "run_dirs_finalized": last["run_dirs_finalized"], "complete": last["bench_exit"] == 0,
+        "jobs": last["jobs"], "segments": len(segments), "wall_s": round(sum(s["wall_s"] for s in segments), 1),
+        "bench_starts": sum(s["bench_starts"] for s in segments), "bench_exit": last["bench_exit"],
+        "bench_last_error": last["bench_last_error"], "faults_injected": faults,
+        "site_faults": last["site_faults"], "disk_full": last["disk_full"],
+        "outcomes": {o: sum(r["outcome"] == o for r in rows) for o in sorted({r["outcome"] for r in rows})},
+        "runs_by_site": _by_site(rows),
+        "terminal_requests_reached_sites": [h for s in segments for h in s["terminal_requests_reached_sites"]],
+        "unfinalized_run_dirs": unfinished(out),
+        "processes_left": [p for s in segments for p in s["processes_left"]],
+        "leftovers_before": segments[0]["leftovers_before"], "leftovers_after": last["leftovers_after"],
+        "leftovers_per_segment": [[s["leftovers_before"], s["leftovers_after"]] for s in segments],
+        "bench_rss_kb_per_run": [s["bench_rss_kb_per_run"] for s in segments],
+        "bench_rss_kb": [s["bench_rss_kb"] for s in segments],
+    }
+
+
+def _by_site(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Finished runs on the demo sites vs the factory's generated ones."""
+    demo = sum(1 for r in rows if r.get("task") in DEMO_TASKS)
+    return {"demo": demo, "factory": len(rows) - demo}
+
+
 def run(out_dir: Path) -> dict[str, Any]:
-    """`python -m bench soak` (`make soak`)."""
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    return soak(out_dir / stamp, int(os.environ.get("CLAWREC_SOAK_RUNS", "2000")),
+    """`python -m bench soak` (`make soak`): a new soak, or one more segment of `CLAWREC_SOAK_DIR`'s."""
+    out = Path(os.environ.get("CLAWREC_SOAK_DIR") or out_dir / time.strftime("%Y%m%dT%H%M%S"))
+    return soak(out, int(os.environ.get("CLAWREC_SOAK_RUNS", "2000")),
                 int(os.environ.get("CLAWREC_SOAK_JOBS", "8")), float(os.environ.get("CLAWREC_SOAK_FAULT_EVERY", "20")),
                 int(os.environ.get("CLAWREC_SOAK_SEED", "1")),
                 fault_s=float(os.environ.get("CLAWREC_SOAK_FAULT_HOURS", "10")) * 3600,
-                deadline_s=float(os.environ.get("CLAWREC_SOAK_HOURS", "12")) * 3600)
+                deadline_s=float(os.environ.get("CLAWREC_SOAK_HOURS", "12")) * 3600,
+                factory_sites=int(os.environ.get("CLAWREC_SOAK_FACTORY_SITES", "20")))

@@ -29,6 +29,9 @@ def test_the_knee_is_where_growth_stops_or_a_layer_falls_short():
     grows = [_level(1, 100), _level(4, 380), _level(8, 700), _level(16, 720, cpu=0.97)]
     k = knee(grows)
     assert k["jobs"] == 8 and "CPU" in k["why"]
+    # what the whole machine was busy (/proc/stat) decides, not the reaped children's rusage alone
+    busy = [_level(1, 100), _level(4, 380), _level(8, 700), _level(16, 720, cpu=0.59, machine_busy=0.98)]
+    assert "CPU: CPU 98% of the machine" in knee(busy)["why"]
     short = [_level(1, 100), _level(4, 380), _level(8, 760, shots_missing=3, shots_missing_reasons={"timeout": 3})]
     assert knee(short)["jobs"] == 4 and "3 screenshots missing (timeout 3)" in knee(short)["why"]
     assert not whole(_level(8, 1, video_ratio_min=0.89)) and whole(_level(8, 1))
