@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +170,7 @@ def soak(out: Path, runs: int, jobs: int, fault_every: float, seed: int, fault_s
     """One segment of the soak in `out` (the first, or a resume of an earlier segment's folder): faults until the
     soak's segments together have run `fault_s` seconds; then the bench is resumed without faults until it completes
     (or this segment's `deadline_s` ends it: the next segment goes on). The site faults run once the bench is done."""
+    out = out.resolve()  # the agents run elsewhere: a relative CLAWREC_SOAK_DIR would not reach their plans
     out.mkdir(parents=True, exist_ok=True)
     plan = _plan(out, runs, factory_sites)
     earlier = _segments(out)
@@ -266,6 +268,8 @@ def summarize(out: Path, planned: int, segments: list[dict[str, Any]]) -> dict[s
         "site_faults": last["site_faults"], "disk_full": last["disk_full"],
         "outcomes": {o: sum(r["outcome"] == o for r in rows) for o in sorted({r["outcome"] for r in rows})},
         "runs_by_site": _by_site(rows),
+        "statuses": dict(sorted(Counter(r["status"] for r in rows if r["outcome"] != "todo").items())),
+        "agent_errors": sorted({r["stop_reason"][:160] for r in rows if r["status"] == "agent_error"})[:20],
         "terminal_requests_reached_sites": [h for s in segments for h in s["terminal_requests_reached_sites"]],
         "unfinalized_run_dirs": unfinished(out),
         "processes_left": [p for s in segments for p in s["processes_left"]],

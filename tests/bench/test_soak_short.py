@@ -31,6 +31,8 @@ def test_a_short_soak_with_faults_ends_clean(tmp_path, monkeypatch):
     assert report["outcomes"] == {"unjudged": 6}, report  # the resumed bench finished every run
     assert report["runs_by_site"] == {"demo": 5, "factory": 1} and report["runs_finished"] == 6
     assert report["bench_exit"] == 0, report["bench_last_error"]
+    # the generated site's run was driven by the factory's solver (an agent killed by a fault is an outcome too)
+    assert not any("no driver" in e for e in report["agent_errors"]), report["agent_errors"]
     stale = [p for p in Path(tempfile.gettempdir()).glob(f"{PREFIX}*")
              if process_start(int(p.name[len(PREFIX):].split("-", 1)[0])) is None]
     assert stale == [], "a killed run's temporary folder outlived the runs after it"
