@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.procs import Sampler, leftovers
+from bench.soak_sites import DEMO_TASKS
 from rundir.records import read_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
-TASKS = ("travel-flight-oneway", "jobs-apply-analyst", "shop-trail-order", "social-status-update",
-         "social-share-post")
+TASKS = DEMO_TASKS
 FPS = 10  # recorder/video.py's default frame rate
 
 
